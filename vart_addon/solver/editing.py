@@ -1,0 +1,486 @@
+"""Topological mutations of a :class:`~.linkage.Linkage`, each validated and atomic.
+
+Every function checks all of its input before touching anything and raises
+:class:`~.errors.VartError` naming the problem; on error the linkage is unchanged. Mutations
+that restructure the tree keep every link's world pose (except where documented: a new tree
+joint whose invariant does not hold snaps its child side onto the joint).
+They are also bound as methods of ``Linkage`` (``linkage.add_joint(...)`` etc.).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import se3, validate as V
+from .errors import VartError
+from .joint_types import INVERTIBLE, joint_type
+from .linkage import Joint, Link, Linkage
+
+_GENERAL = joint_type("general")
+
+
+def _root_q(T_world_link: np.ndarray) -> np.ndarray:
+    return np.concatenate([T_world_link[:3, 3], se3.so3_log(T_world_link[:3, :3])])
+
+
+def _new_joint(name, jt, parent, child, Tpm, Tcf, **kw) -> Joint:
+    inf = np.full(jt.dof, np.inf)
+    return Joint(name=name, jtype=jt, parent=parent, child=child, T_parent_mob=Tpm,
+                 T_child_frame=Tcf, q=np.zeros(jt.dof), lower=-inf, upper=inf.copy(), **kw)
+
+
+# ---- links -------------------------------------------------------------------------------
+def add_link(lk: Linkage, name: str, *, pose=None, mass: float = 0.0, com=(0, 0, 0),
+             virtual: bool = False) -> Link:
+    """Add a free link at world pose ``pose`` (4x4, default identity); its root joint is its tree edge."""
+    V.name(name, "link")
+    if name in lk.links:
+        raise VartError(f"link {name!r} already exists")
+    T = np.eye(4) if pose is None else V.pose(pose, f"link {name!r}: pose")
+    link = Link(name, V.nonneg(mass, f"link {name!r}: mass"), V.vec(com, 3, f"link {name!r}: com"),
+                bool(virtual))
+    root = _new_joint(name, _GENERAL, None, name, np.eye(4), np.eye(4), is_root=True, tree_dir=1)
+    root.q = _root_q(T)
+    lk.links[name] = link
+    lk.roots[name] = root
+    lk.tree_edge[name] = root
+    lk.touch_topology()
+    return link
+
+
+def remove_link(lk: Linkage, name: str) -> list[str]:
+    """Remove a link and every joint attached to it; returns the removed joints' names.
+
+    Links that hung from it through the tree fall back to their root joints, keeping their poses.
+    """
+    lk.link(name)
+    poses = lk.poses()
+    gone = [j.name for j in lk.joints_of(name)]
+    for jn in gone:
+        del lk.joints[jn]
+    _clear_mimics_of(lk, gone)
+    del lk.links[name], lk.roots[name], lk.tree_edge[name]
+    _rebuild_tree(lk, poses)
+    return gone
+
+
+def set_mass(lk: Linkage, link: str, mass: float, com=None):
+    """Mass (kg) and centre of mass (m, link frame) used by gravity."""
+    lnk = lk.link(link)
+    m = V.nonneg(mass, f"link {link!r}: mass")
+    c = lnk.com if com is None else V.vec(com, 3, f"link {link!r}: com")
+    lnk.mass, lnk.com = m, c
+    lk.touch_goals()
+
+
+def set_gravity(lk: Linkage, gravity):
+    """World gravity vector (m/s^2), or None to switch gravity off (the default)."""
+    lk.gravity = None if gravity is None else V.vec(gravity, 3, "gravity")
+    lk.touch_goals()
+
+
+# ---- joints ------------------------------------------------------------------------------
+def add_joint(lk: Linkage, name: str, jtype: str, parent: str | None, child: str, *,
+              T_parent_mob=None, T_child_frame=None, world_frame=None, q=None,
+              tree: bool | None = None, virtual: bool = False, pitch: float = 0.0,
+              lower=None, upper=None) -> Joint:
+    """Add a joint between ``parent`` (None: the ground) and ``child``.
+
+    Frames: give ``T_parent_mob`` and ``T_child_frame``, or ``world_frame`` (4x4) to place both
+    at one world pose (then the joint's current configuration is zero). ``tree``: None makes it
+    the child's tree edge when the child hangs from its root joint and no cycle results;
+    True forces it into the tree; False keeps it a closure. ``q`` sets a tree joint's value.
+    """
+    V.name(name, "joint")
+    jt = _type(name, jtype)
+    if name in lk.joints:
+        raise VartError(f"joint {name!r} already exists")
+    _check_ends(lk, name, parent, child)
+    poses = lk.poses()
+    if world_frame is not None:
+        if T_parent_mob is not None or T_child_frame is not None:
+            raise VartError(f"joint {name!r}: give world_frame or the two frames, not both")
+        W = V.pose(world_frame, f"joint {name!r}: world_frame")
+        Tp = np.eye(4) if parent is None else poses[parent]
+        T_parent_mob = se3.inverse(Tp) @ W
+        T_child_frame = se3.inverse(poses[child]) @ W
+    Tpm = np.eye(4) if T_parent_mob is None else V.pose(T_parent_mob, f"joint {name!r}: T_parent_mob")
+    Tcf = np.eye(4) if T_child_frame is None else V.pose(T_child_frame, f"joint {name!r}: T_child_frame")
+    j = _new_joint(name, jt, parent, child, Tpm, Tcf, virtual=bool(virtual),
+                   pitch=V.finite(pitch, f"joint {name!r}: pitch"))
+    lo, hi = _limits(j, lower, upper)
+    j.lower, j.upper = lo, hi
+    qv = None if q is None else V.vec(q, jt.dof, f"joint {name!r}: q")
+    cur_child_edge = lk.tree_edge[child]
+    auto_tree = cur_child_edge.is_root and not lk.is_ancestor(child, parent)
+    make = auto_tree if tree is None else bool(tree)
+    if qv is not None and not make:
+        raise VartError(f"joint {name!r}: q can only be given for a tree joint; "
+                        "set a target to drive a closure joint")
+    lk.joints[name] = j
+    j.q = lk.joint_q(j, poses)
+    if make:
+        _make_tree(lk, j, poses)
+        if qv is not None:
+            j.q = qv
+    lk.touch_topology()
+    return j
+
+
+def remove_joint(lk: Linkage, name: str):
+    """Remove a joint; if it was a tree edge, the link beyond it falls back to its root joint."""
+    j = lk.joint(name)
+    poses = lk.poses()
+    del lk.joints[name]
+    _clear_mimics_of(lk, [name])
+    if j.is_tree:
+        _rebuild_tree(lk, poses)
+    lk.touch_topology()
+
+
+def set_joint_type(lk: Linkage, name: str, jtype: str):
+    """Change a joint's type; its configuration is refitted from the current relative pose.
+
+    Goals whose size no longer matches (lock, target, posture, rest, limits) are cleared.
+    A tree joint whose new type cannot reach the current pose snaps its child side onto it.
+    """
+    j = lk.joint(name)
+    jt = _type(name, jtype)
+    if j.mimic and jt.dof != 1:
+        raise VartError(f"joint {name!r}: a mimic joint must keep one degree of freedom")
+    poses = lk.poses()
+    T = lk.relative_pose(j, poses)
+    if jt.dof != j.dof:
+        j.lock_q = j.target_q = j.target_mask = j.posture_q = j.rest_q = None
+        j.stiffness = 0.0
+    j.jtype = jt
+    j.lower, j.upper = np.full(jt.dof, -np.inf), np.full(jt.dof, np.inf)
+    j.q = jt.fit(T, j.pitch)[0]
+    lk.touch_topology()
+
+
+def set_frames(lk: Linkage, name: str, T_parent_mob=None, T_child_frame=None):
+    """Move a joint's frames (either may be None to keep it); a tree joint keeps its q."""
+    j = lk.joint(name)
+    Tpm = j.T_parent_mob if T_parent_mob is None else V.pose(T_parent_mob, f"joint {name!r}: T_parent_mob")
+    Tcf = j.T_child_frame if T_child_frame is None else V.pose(T_child_frame, f"joint {name!r}: T_child_frame")
+    j.T_parent_mob, j.T_child_frame = Tpm, Tcf
+    lk.touch_topology()
+
+
+def set_parent(lk: Linkage, name: str, parent: str | None):
+    """Attach a joint's parent side to another link (or the ground), keeping its frame in the world."""
+    _reattach(lk, lk.joint(name), parent, "parent")
+
+
+def set_child(lk: Linkage, name: str, child: str):
+    """Attach a joint's child side to another link, keeping its frame in the world."""
+    _reattach(lk, lk.joint(name), child, "child")
+
+
+def _reattach(lk, j, link, side):
+    new_parent, new_child = (link, j.child) if side == "parent" else (j.parent, link)
+    _check_ends(lk, j.name, new_parent, new_child)
+    poses = lk.poses()
+    old = j.parent if side == "parent" else j.child
+    T_old = np.eye(4) if old is None else poses[old]
+    T_new = np.eye(4) if link is None else poses[link]
+    rel = se3.inverse(T_new) @ T_old
+    if side == "parent":
+        j.T_parent_mob = rel @ j.T_parent_mob
+        j.parent = link
+    else:
+        j.T_child_frame = rel @ j.T_child_frame
+        j.child = link
+    if j.is_tree:
+        j.tree_dir = 0
+        _rebuild_tree(lk, poses)
+    lk.touch_topology()
+
+
+# ---- tree structure ------------------------------------------------------------------------
+def make_tree(lk: Linkage, name: str):
+    """Make a joint a tree edge. The link it now carries gives up its previous tree edge."""
+    j = lk.joint(name)
+    if j.is_tree:
+        return
+    poses = lk.poses()
+    j.q = lk.joint_q(j, poses)
+    _make_tree(lk, j, poses)
+    lk.touch_topology()
+
+
+def make_root_tree(lk: Linkage, link: str):
+    """Free a link: its root joint becomes its tree edge (its previous tree edge a closure)."""
+    r = lk.root(link)
+    if r is lk.tree_edge[link]:
+        return
+    poses = lk.poses()
+    _make_tree(lk, r, poses)
+    lk.touch_topology()
+
+
+def make_closure(lk: Linkage, name: str):
+    """Make a tree joint a closure; the link it carried falls back to its root joint."""
+    j = lk.joint(name)
+    if not j.is_tree:
+        return
+    poses = lk.poses()
+    carried = j.child if j.tree_dir > 0 else j.parent
+    _set_root_edge(lk, carried, poses)
+    j.tree_dir = 0
+    lk.touch_topology()
+
+
+def make_ground_link(lk: Linkage, link: str):
+    """Hang ``link`` from the ground by its root joint and invert the tree path back to the
+    link that was grounded before (whose root joint becomes a closure). Poses are unchanged."""
+    lk.link(link)
+    if lk.tree_edge[link].is_root:
+        return
+    poses = lk.poses()
+    path = []  # (link, its edge) from `link` up to the grounded link
+    cur = link
+    while cur is not None:
+        e = lk.tree_edge[cur]
+        path.append((cur, e))
+        cur = lk.tree_parent(cur)
+    for (below, e_below), (above, _) in zip(path, path[1:]):
+        e_below.tree_dir = -e_below.tree_dir
+        lk.tree_edge[above] = e_below
+    path[-1][1].tree_dir = 0
+    root = lk.roots[link]
+    root.q = _root_q(poses[link])
+    root.tree_dir = 1
+    lk.tree_edge[link] = root
+    lk.touch_topology()
+
+
+def invert_joint(lk: Linkage, name: str):
+    """Swap a joint's parent and child (its configuration becomes the inverse motion's).
+
+    For a tree joint this re-grounds: the old child becomes the ground side (its root joint
+    carries it) and the tree path back is inverted. World poses are unchanged.
+    """
+    j = lk.joint(name)
+    if j.jtype.name not in INVERTIBLE:
+        raise VartError(f"joint {name!r}: a {j.jtype.name} joint cannot be inverted "
+                        "(its inverse motion is not of the same type)")
+    if j.parent is None:
+        raise VartError(f"joint {name!r}: a joint to the ground cannot be inverted "
+                        "(the ground cannot be a child)")
+    if j.mimic or any(o.mimic and o.mimic[0] == name for o in lk.joints.values()):
+        raise VartError(f"joint {name!r}: remove its mimic coupling before inverting it")
+    poses = lk.poses()
+    was_tree = j.is_tree
+    M = lk.relative_pose(j, poses)
+    j.parent, j.child = j.child, j.parent
+    j.T_parent_mob, j.T_child_frame = j.T_child_frame, j.T_parent_mob
+    lo, hi = j.lower.copy(), j.upper.copy()
+    fitted = j.jtype.fit(se3.inverse(M), j.pitch)[0]
+    j.q = fitted
+    if j.dof and j.jtype.rot != "free":
+        j.lower, j.upper = -hi, -lo  # scalar inverses negate (exact for 1-DoF; see notes)
+    for attr in ("lock_q", "target_q", "posture_q", "rest_q"):
+        if getattr(j, attr) is not None:
+            setattr(j, attr, fitted.copy())
+    if was_tree:
+        j.tree_dir = -j.tree_dir
+        make_ground_link(lk, j.parent)
+    lk.touch_topology()
+
+
+def split_link(lk: Linkage, link: str, new_link: str, joints=(), *, T_link_new=None,
+               joint_name: str | None = None, jtype: str = "fixed") -> Joint:
+    """Split ``link``: a new link at ``pose(link) @ T_link_new`` takes over ``joints`` (names of
+    joints attached to ``link``), and a new joint (type ``jtype``, frames at the new link's
+    origin) connects ``link`` (parent) to it. Returns the new joint. Poses are unchanged."""
+    lk.link(link)
+    V.name(new_link, "link")
+    if new_link in lk.links:
+        raise VartError(f"link {new_link!r} already exists")
+    jname = joint_name or f"{link}-{new_link}"
+    if jname in lk.joints:
+        raise VartError(f"joint {jname!r} already exists")
+    jt = _type(jname, jtype)
+    moving = [lk.joint(n) for n in joints]
+    for m in moving:
+        if link not in (m.parent, m.child):
+            raise VartError(f"joint {m.name!r} is not attached to link {link!r}")
+    Tln = np.eye(4) if T_link_new is None else V.pose(T_link_new, "split_link: T_link_new")
+    poses = lk.poses()
+    old = lk.links[link]
+    lk.links[new_link] = Link(new_link, 0.0, np.zeros(3), old.virtual)
+    root = _new_joint(new_link, _GENERAL, None, new_link, np.eye(4), np.eye(4), is_root=True)
+    root.q = _root_q(poses[link] @ Tln)
+    lk.roots[new_link] = root
+    poses[new_link] = poses[link] @ Tln
+    inv = se3.inverse(Tln)
+    for m in moving:
+        if m.parent == link:
+            m.parent, m.T_parent_mob = new_link, inv @ m.T_parent_mob
+        if m.child == link:
+            m.child, m.T_child_frame = new_link, inv @ m.T_child_frame
+    conn = _new_joint(jname, jt, link, new_link, Tln, np.eye(4), virtual=old.virtual)
+    conn.tree_dir = 1
+    lk.joints[jname] = conn
+    carried_by_moved = lk.tree_edge[link] in moving
+    if carried_by_moved:
+        lk.tree_edge[new_link] = lk.tree_edge[link]
+        conn.tree_dir = -1
+        lk.tree_edge[link] = conn
+    else:
+        lk.tree_edge[new_link] = conn
+    _rebuild_tree(lk, poses)
+    return conn
+
+
+def merge_joint(lk: Linkage, name: str):
+    """Remove a joint and weld its child link into its parent (or into the ground).
+
+    The child's other joints move to the parent with their frames re-expressed; masses combine.
+    """
+    j = lk.joint(name)
+    if j.mimic or any(o.mimic and o.mimic[0] == name for o in lk.joints.values()):
+        raise VartError(f"joint {name!r}: remove its mimic coupling before merging it")
+    poses = lk.poses()
+    P, C = j.parent, j.child
+    T_P = np.eye(4) if P is None else poses[P]
+    T_PC = se3.inverse(T_P) @ poses[C]
+    del lk.joints[name]
+    for o in lk.joints_of(C):
+        if o.parent == C:
+            o.parent, o.T_parent_mob = P, T_PC @ o.T_parent_mob
+        if o.child == C:
+            if P is None:
+                raise VartError(f"joint {o.name!r} has link {C!r} as child; it cannot be "
+                                "merged into the ground")
+            o.child, o.T_child_frame = P, T_PC @ o.T_child_frame
+    if P is not None:
+        a, b = lk.links[P], lk.links[C]
+        m = a.mass + b.mass
+        if m > 0:
+            com_b = T_PC[:3, :3] @ b.com + T_PC[:3, 3]
+            a.com = (a.mass * a.com + b.mass * com_b) / m
+        a.mass = m
+    for o in list(lk.joints.values()):
+        if o.parent == o.child:
+            raise VartError(f"merging {name!r} would make joint {o.name!r} connect a link to itself")
+    del lk.links[C], lk.roots[C], lk.tree_edge[C]
+    _rebuild_tree(lk, poses)
+
+
+# ---- helpers ------------------------------------------------------------------------------
+def _type(name, jtype):
+    try:
+        return joint_type(jtype)
+    except ValueError as e:
+        raise VartError(f"joint {name!r}: {e}") from None
+
+
+def _check_ends(lk, name, parent, child):
+    if child is None:
+        raise VartError(f"joint {name!r}: the child must be a link, not the ground")
+    lk.link(child)
+    if parent is not None:
+        lk.link(parent)
+    if parent == child:
+        raise VartError(f"joint {name!r}: parent and child are the same link {child!r}")
+
+
+def _limits(j, lower, upper):
+    lo = j.lower if lower is None else V.vec(lower, j.dof, f"{j.label()}: lower limit", inf_ok=True)
+    hi = j.upper if upper is None else V.vec(upper, j.dof, f"{j.label()}: upper limit", inf_ok=True)
+    if np.any(lo > hi):
+        raise VartError(f"{j.label()}: lower limit {lo.tolist()} > upper limit {hi.tolist()}")
+    return lo, hi
+
+
+def _set_root_edge(lk, link, poses):
+    root = lk.roots[link]
+    root.q = _root_q(poses[link])
+    root.tree_dir = 1
+    lk.tree_edge[link] = root
+
+
+def _make_tree(lk, j, poses):
+    """Put closure joint ``j`` into the tree, giving up the tree edge of the link it carries."""
+    a, b = j.parent, j.child
+    if lk.is_ancestor(b, a):  # the parent hangs below the child: carry the parent instead
+        old = lk.tree_edge[a]
+        old.tree_dir = 0
+        j.tree_dir = -1
+        lk.tree_edge[a] = j
+    else:
+        old = lk.tree_edge[b]
+        old.tree_dir = 0
+        j.tree_dir = 1
+        lk.tree_edge[b] = j
+    lk.touch_topology()
+
+
+def _rebuild_tree(lk, poses):
+    """Make the tree valid again after surgery, keeping the existing tree edges where possible.
+
+    Walks from the ground along root joints and tree-flagged joints; a flagged joint that would
+    close a cycle becomes a closure; a link not reached hangs from its root joint at its pose.
+    """
+    incident: dict[str, list[Joint]] = {n: [] for n in lk.links}
+    for j in lk.joints.values():
+        if j.is_tree:
+            for end in (j.parent, j.child):
+                if end is not None:
+                    incident[end].append(j)
+    seen: set[str] = set()
+    stack = [n for n in lk.links if lk.roots[n].is_tree]
+    for n in stack:
+        lk.tree_edge[n] = lk.roots[n]
+    pending = list(lk.links)
+    used: set[int] = set()
+    while True:
+        while stack:
+            cur = stack.pop()
+            if cur in seen:
+                continue
+            seen.add(cur)
+            for j in incident[cur]:
+                if id(j) in used:
+                    continue
+                other = j.child if j.parent == cur else j.parent
+                used.add(id(j))
+                if other is None or other in seen or lk.roots[other].is_tree:
+                    j.tree_dir = 0
+                    continue
+                j.tree_dir = 1 if j.child == other else -1
+                lk.tree_edge[other] = j
+                stack.append(other)
+        rest = [n for n in pending if n not in seen]
+        if not rest:
+            break
+        _set_root_edge(lk, rest[0], poses)
+        stack.append(rest[0])
+    for j in lk.joints.values():
+        if j.is_tree and id(j) not in used:
+            j.tree_dir = 0
+    for n, r in lk.roots.items():
+        if lk.tree_edge[n] is not r:
+            r.tree_dir = 0
+    lk.touch_topology()
+
+
+def _clear_mimics_of(lk, names):
+    for o in lk.joints.values():
+        if o.mimic and o.mimic[0] in names:
+            o.mimic = None
+
+
+def _bind():
+    from . import goals_edit
+    for mod in (__import__(__name__, fromlist=["x"]), goals_edit):
+        for fname in getattr(mod, "__all__", ()):
+            setattr(Linkage, fname, getattr(mod, fname))
+
+
+__all__ = ["add_link", "remove_link", "set_mass", "set_gravity", "add_joint", "remove_joint",
+           "set_joint_type", "set_frames", "set_parent", "set_child", "make_tree",
+           "make_root_tree", "make_closure", "make_ground_link", "invert_joint", "split_link",
+           "merge_joint"]

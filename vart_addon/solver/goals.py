@@ -1,0 +1,221 @@
+"""Goals: each gives its error rows and their analytic Jacobian over a solve group's tree DoF.
+
+Priority levels, highest first (DESIGN.md): ``INVARIANT`` (closure joints keep their structure;
+mimic couplings), ``LIMIT`` (closure joints beyond their limits), ``LOCK``, ``POTENTIAL``
+(gravity on link masses, springs), ``TARGET``, ``POSTURE``. The solver wants ``J dq = -e``.
+
+Goals of one kind and joint type are evaluated together in one batch (numpy over the batch).
+Jacobians use the world twists ``S`` of :class:`~.kinematics.TreeModel`: a relative quantity
+between a joint's parent and child links has Jacobian ``D @ Ad(T_world_mob^-1) @ S`` with the
+columns of ``S`` signed by ``anc_sign[child] - anc_sign[parent]`` (common ancestors cancel).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import se3
+
+INVARIANT, LIMIT, LOCK, POTENTIAL, TARGET, POSTURE = range(6)
+LEVEL_NAMES = ("invariant", "limit", "lock", "potential", "target", "posture")
+
+
+class State:
+    """One evaluation point: the full q, world poses, and the group's twist columns."""
+
+    __slots__ = ("q", "T", "S")
+
+    def __init__(self, q, T, S):
+        self.q, self.T, self.S = q, T, S
+
+
+class _Relative:
+    """Geometry shared by batches of joints evaluated through their links' poses."""
+
+    def __init__(self, model, joints, cols):
+        idx = model.index
+        self.pidx = np.array([idx[j.parent] for j in joints], dtype=int)
+        self.cidx = np.array([idx[j.child] for j in joints], dtype=int)
+        self.Fp = np.stack([j.T_parent_mob for j in joints])
+        self.Fc = np.stack([j.T_child_frame for j in joints])
+        self.pitch = np.array([j.pitch for j in joints])
+        self.sign = (model.anc_sign[self.cidx] - model.anc_sign[self.pidx])[:, cols]
+
+    def poses(self, state):
+        """``T_world_mob`` (g,4,4) and ``T_mob_childframe`` (g,4,4)."""
+        T_wm = state.T[self.pidx] @ self.Fp
+        return T_wm, se3.inverse(T_wm) @ state.T[self.cidx] @ self.Fc
+
+    def jacobian(self, D, T_wm, state):
+        """Rows ``D`` (g, r, 6) w.r.t. the mobility-frame twist -> (g*r, n_cols)."""
+        g, r = D.shape[:2]
+        JA = (D @ se3.adjoint_inv(T_wm)).reshape(g * r, 6)
+        return (JA @ state.S) * np.repeat(self.sign, r, axis=0)
+
+
+class Batch:
+    """Base: ``names`` (one per goal), ``level``; ``rows`` returns (e, J or None, goal index)."""
+
+    level = INVARIANT
+    names: list[str]
+
+    def rows(self, state, jac: bool):  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class InvariantBatch(Batch):
+    """Closure joints of one type: their invariant residual (6 - dof rows each)."""
+
+    level = INVARIANT
+
+    def __init__(self, model, joints, cols):
+        self.jt = joints[0].jtype
+        self.rel = _Relative(model, joints, cols)
+        self.names = [f"invariant of {j.label()}" for j in joints]
+        self.goal = np.repeat(np.arange(len(joints)), self.jt.n_invariants)
+
+    def rows(self, state, jac):
+        T_wm, T = self.rel.poses(state)
+        if not jac:
+            return self.jt.residual(T, self.rel.pitch).reshape(-1), None, self.goal
+        r, D = self.jt.residual(T, self.rel.pitch, jacobian=True)
+        return r.reshape(-1), self.rel.jacobian(D, T_wm, state), self.goal
+
+
+class _ConfigRows:
+    """Configuration error of joints (same type, all tree or all closure) to goal values."""
+
+    def __init__(self, model, joints, cols):
+        self.jt = joints[0].jtype
+        self.tree = joints[0].is_tree
+        self.g = len(joints)
+        if self.tree:
+            col_of = {c: i for i, c in enumerate(cols)}
+            qi = np.array([np.arange(model.slice_of(j).start, model.slice_of(j).stop)
+                           for j in joints], dtype=int).reshape(self.g, self.jt.dof)
+            self.q_idx = qi
+            self.col_idx = np.array([[col_of[c] for c in row] for row in qi], dtype=int)
+        else:
+            self.rel = _Relative(model, joints, cols)
+
+    def error(self, state, goal, jac, n_cols):
+        """Errors (g, dof) and, with ``jac``, Jacobian rows (g*dof, n_cols)."""
+        d = self.jt.dof
+        if self.tree:
+            e, Jt = self.jt.config_error_tree(state.q[self.q_idx], goal)
+            if not jac:
+                return e, None
+            J = np.zeros((self.g * d, n_cols))
+            rows = np.repeat(np.arange(self.g * d), d)
+            J[rows, np.repeat(self.col_idx, d, axis=0).reshape(-1)] = Jt.reshape(-1)
+            return e, J
+        T_wm, T = self.rel.poses(state)
+        e, D = self.jt.config_error(T, goal, self.rel.pitch)
+        return e, (self.rel.jacobian(D, T_wm, state) if jac else None)
+
+
+class ConfigBatch(Batch):
+    """Lock, target, posture or spring goals on joints of one type and tree-ness.
+
+    ``goal`` (g, dof) values, ``mask`` (g, dof) selected DoFs, ``weight`` (g,) row scale.
+    """
+
+    def __init__(self, level, kind, model, joints, cols, goal, mask, weight=None):
+        self.level = level
+        self.cfg = _ConfigRows(model, joints, cols)
+        self.goal = np.asarray(goal, float).reshape(len(joints), -1)
+        self.sel = np.asarray(mask, bool).reshape(-1)
+        w = np.ones(len(joints)) if weight is None else np.asarray(weight, float)
+        self.w = np.repeat(w, joints[0].dof)[self.sel]
+        self.names = [f"{kind} of {j.label()}" for j in joints]
+        self.goal_of_row = np.repeat(np.arange(len(joints)), joints[0].dof)[self.sel]
+        self.n_cols = len(cols)
+
+    def rows(self, state, jac):
+        e, J = self.cfg.error(state, self.goal, jac, self.n_cols)
+        e = e.reshape(-1)[self.sel] * self.w
+        if J is not None:
+            J = J[self.sel] * self.w[:, None]
+        return e, J, self.goal_of_row
+
+
+class LimitBatch(Batch):
+    """Closure joints with limits: a row for each DoF beyond its limit (by how far)."""
+
+    level = LIMIT
+
+    def __init__(self, model, joints, cols):
+        self.cfg = _ConfigRows(model, joints, cols)
+        self.lower = np.stack([j.lower for j in joints])
+        self.upper = np.stack([j.upper for j in joints])
+        self.names = [f"limit of {j.label()}" for j in joints]
+        self.n_cols = len(cols)
+        self.dof = joints[0].dof
+
+    def rows(self, state, jac):
+        zero = np.zeros_like(self.lower)
+        e, J = self.cfg.error(state, zero, jac, self.n_cols)  # the fitted q itself
+        q = e.reshape(-1)
+        lo, hi = self.lower.reshape(-1), self.upper.reshape(-1)
+        err = np.where(q > hi, q - hi, np.where(q < lo, q - lo, 0.0))
+        act = err != 0
+        goal = np.repeat(np.arange(self.lower.shape[0]), self.dof)[act]
+        return err[act], (J[act] if J is not None else None), goal
+
+
+class MimicBatch(Batch):
+    """``q_follower - (multiplier * q_leader + offset)`` for 1-DoF joint pairs."""
+
+    level = INVARIANT
+
+    def __init__(self, model, pairs, cols):
+        self.f = [_ConfigRows(model, [f], cols) for f, _, _, _ in pairs]
+        self.l = [_ConfigRows(model, [ld], cols) for _, ld, _, _ in pairs]
+        self.mult = np.array([m for _, _, m, _ in pairs])
+        self.off = np.array([o for _, _, _, o in pairs])
+        self.names = [f"mimic of {f.label()}" for f, _, _, _ in pairs]
+        self.n_cols = len(cols)
+
+    def rows(self, state, jac):
+        z = np.zeros((1, 1))
+        e = np.zeros(len(self.f))
+        J = np.zeros((len(self.f), self.n_cols)) if jac else None
+        for i, (f, ld) in enumerate(zip(self.f, self.l)):
+            qf, Jf = f.error(state, z, jac, self.n_cols)
+            ql, Jl = ld.error(state, z, jac, self.n_cols)
+            e[i] = qf[0, 0] - self.mult[i] * ql[0, 0] - self.off[i]
+            if jac:
+                J[i] = Jf[0] - self.mult[i] * Jl[0]
+        return e, J, np.arange(len(self.f))
+
+
+class GravityBatch(Batch):
+    """Gravity on link masses as rows pushing each centre of mass along g.
+
+    Rows ``e = -tau * m * g`` with the centre of mass Jacobian: together with springs weighted
+    by ``sqrt(tau * k)`` the rows' normal equations are ``tau`` times the potential's gradient,
+    so a step is a descent direction and the fixed points are the potential's critical points.
+    """
+
+    level = POTENTIAL
+
+    def __init__(self, model, links, cols, gravity, tau):
+        self.idx = np.array([model.index[l.name] for l in links], dtype=int)
+        self.com = np.stack([l.com for l in links])
+        self.push = -tau * np.outer([l.mass for l in links], gravity).reshape(-1)
+        self.sign = model.anc_sign[self.idx][:, cols]
+        self.names = ["gravity"]
+        self.goal = np.zeros(3 * len(links), dtype=int)
+
+    def rows(self, state, jac):
+        if not jac:
+            return self.push, None, self.goal
+        c = np.einsum("gij,gj->gi", state.T[self.idx, :3, :3], self.com) + state.T[self.idx, :3, 3]
+        D = np.zeros((len(self.idx), 3, 6))
+        D[:, :, :3] = np.eye(3)
+        D[:, :, 3:] = -se3.hat(c)
+        JA = D.reshape(-1, 6)
+        return self.push, (JA @ state.S) * np.repeat(self.sign, 3, axis=0), self.goal
+
+    def energy(self, state, gravity, masses):
+        c = np.einsum("gij,gj->gi", state.T[self.idx, :3, :3], self.com) + state.T[self.idx, :3, 3]
+        return -float(np.sum(masses[:, None] * c * gravity))

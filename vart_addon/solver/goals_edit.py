@@ -1,0 +1,171 @@
+"""Setting and clearing goals on joints and links (locks, targets, postures, springs, limits).
+
+A link's goals are those of its root joint (configuration ``(x, y, z, wx, wy, wz)``: its world
+position in metres and rotation vector in radians). Joint configurations are in the joint's
+layout (see :mod:`.joint_types`). All functions validate first and change nothing on error.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import se3, validate as V
+from .errors import VartError
+from .linkage import Joint, Linkage
+
+
+def _joint(lk: Linkage, name: str) -> Joint:
+    return lk.joint(name)
+
+
+def _current(lk: Linkage, j: Joint) -> np.ndarray:
+    return lk.joint_q(j)
+
+
+def lock_joint(lk: Linkage, name: str, q=None):
+    """Hold a joint at its current configuration (or ``q``) at the lock level."""
+    _lock(lk, _joint(lk, name), q)
+
+
+def lock_link(lk: Linkage, link: str, pose=None):
+    """Freeze a link in the world at its current pose (or ``pose``): locks its root joint."""
+    q = None if pose is None else _pose_q(V.pose(pose, f"link {link!r}: lock pose"))
+    _lock(lk, lk.root(link), q)
+
+
+def unlock_joint(lk: Linkage, name: str):
+    _joint(lk, name).lock_q = None
+    lk.touch_goals()
+
+
+def unlock_link(lk: Linkage, link: str):
+    lk.root(link).lock_q = None
+    lk.touch_goals()
+
+
+def _lock(lk, j, q):
+    j.lock_q = _current(lk, j) if q is None else V.vec(q, j.dof, f"{j.label()}: lock value")
+    lk.touch_goals()
+
+
+def set_target(lk: Linkage, name: str, q, mask=None):
+    """Drive a joint toward ``q`` at the target level; ``mask`` (bools per DoF) selects DoFs."""
+    _target(lk, _joint(lk, name), q, mask)
+
+
+def set_link_target(lk: Linkage, link: str, pose, mask=None):
+    """Drive a link toward a world pose ``T_world_link``; ``mask`` over (x, y, z, wx, wy, wz)."""
+    T = V.pose(pose, f"link {link!r}: target pose")
+    _target(lk, lk.root(link), _pose_q(T), mask)
+
+
+def clear_target(lk: Linkage, name: str):
+    _joint(lk, name).target_q = None
+    lk.touch_goals()
+
+
+def clear_link_target(lk: Linkage, link: str):
+    lk.root(link).target_q = None
+    lk.touch_goals()
+
+
+def _target(lk, j, q, mask):
+    qv = V.vec(q, j.dof, f"{j.label()}: target")
+    m = np.ones(j.dof, bool) if mask is None else np.array(mask, dtype=bool).reshape(-1)
+    if m.size != j.dof:
+        raise VartError(f"{j.label()}: target mask needs {j.dof} values, got {m.size}")
+    if not m.any():
+        raise VartError(f"{j.label()}: target mask selects no degree of freedom")
+    j.target_q, j.target_mask = qv, m
+    lk.touch_goals()
+
+
+def set_posture(lk: Linkage, name: str, q=None):
+    """Default pose of a joint (its current configuration if ``q`` is None), the lowest level."""
+    j = _joint(lk, name)
+    j.posture_q = _current(lk, j) if q is None else V.vec(q, j.dof, f"{j.label()}: posture")
+    lk.touch_goals()
+
+
+def clear_posture(lk: Linkage, name: str):
+    _joint(lk, name).posture_q = None
+    lk.touch_goals()
+
+
+def set_limits(lk: Linkage, name: str, lower, upper):
+    """Per-DoF limits (m or rad; +-inf for none). Tree joints respect them strictly."""
+    j = _joint(lk, name)
+    lo = V.vec(lower, j.dof, f"{j.label()}: lower limit", inf_ok=True)
+    hi = V.vec(upper, j.dof, f"{j.label()}: upper limit", inf_ok=True)
+    if np.any(lo > hi):
+        raise VartError(f"{j.label()}: lower limit {lo.tolist()} > upper limit {hi.tolist()}")
+    j.lower, j.upper = lo, hi
+    if j.is_tree:
+        j.q = np.clip(j.q, lo, hi)
+    lk.touch_topology()
+
+
+def set_stiffness(lk: Linkage, name: str, stiffness: float, rest=None):
+    """A linear spring on a 1-DoF joint: stiffness (N/m or N m/rad) and rest value."""
+    j = _joint(lk, name)
+    if j.dof != 1:
+        raise VartError(f"{j.label()}: springs are for 1-DoF joints, this one has {j.dof}")
+    k = V.nonneg(stiffness, f"{j.label()}: stiffness")
+    r = _current(lk, j) if rest is None else V.vec(rest, 1, f"{j.label()}: rest value")
+    j.stiffness, j.rest_q = k, r
+    lk.touch_goals()
+
+
+def set_q(lk: Linkage, name: str, q):
+    """Set a tree joint's configuration directly (no solve): its subtree moves rigidly."""
+    j = _joint(lk, name)
+    if not j.is_tree:
+        raise VartError(f"{j.label()} is a closure joint; set a target to drive it")
+    qv = V.vec(q, j.dof, f"{j.label()}: q")
+    if np.any(qv < j.lower) or np.any(qv > j.upper):
+        raise VartError(f"{j.label()}: q {qv.tolist()} outside its limits")
+    j.q = qv
+    lk.touch_goals()
+
+
+def set_link_pose(lk: Linkage, link: str, pose):
+    """Place a link hanging from its root joint at a world pose (no solve)."""
+    r = lk.root(link)
+    if not r.is_tree:
+        raise VartError(f"link {link!r} hangs from joint {lk.tree_edge[link].name!r}; "
+                        "set a target to move it")
+    r.q = _pose_q(V.pose(pose, f"link {link!r}: pose"))
+    lk.touch_goals()
+
+
+def set_mimic(lk: Linkage, name: str, leader: str, multiplier: float = 1.0, offset: float = 0.0):
+    """Couple a 1-DoF joint to another: ``q = multiplier * q_leader + offset`` (invariant level)."""
+    j = _joint(lk, name)
+    lead = _joint(lk, leader)
+    if lead is j:
+        raise VartError(f"joint {name!r} cannot mimic itself")
+    if j.dof != 1 or lead.dof != 1:
+        raise VartError(f"mimic needs two 1-DoF joints: {name!r} has {j.dof}, "
+                        f"{leader!r} has {lead.dof}")
+    cur = lead
+    while cur.mimic:
+        if cur.mimic[0] == name:
+            raise VartError(f"joint {name!r} mimicking {leader!r} would form a mimic cycle")
+        cur = lk.joint(cur.mimic[0])
+    j.mimic = (leader, V.finite(multiplier, f"joint {name!r}: mimic multiplier"),
+               V.finite(offset, f"joint {name!r}: mimic offset"))
+    lk.touch_goals()
+
+
+def clear_mimic(lk: Linkage, name: str):
+    _joint(lk, name).mimic = None
+    lk.touch_goals()
+
+
+def _pose_q(T: np.ndarray) -> np.ndarray:
+    return np.concatenate([T[:3, 3], se3.so3_log(T[:3, :3])])
+
+
+__all__ = ["lock_joint", "lock_link", "unlock_joint", "unlock_link", "set_target",
+           "set_link_target", "clear_target", "clear_link_target", "set_posture",
+           "clear_posture", "set_limits", "set_stiffness", "set_q", "set_link_pose",
+           "set_mimic", "clear_mimic"]

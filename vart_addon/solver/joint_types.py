@@ -1,0 +1,329 @@
+"""The joint catalog: twelve joint types, their motion, invariant residual and fitted configuration.
+
+A joint relates its *mobility frame* m (fixed in the parent link) to its *child frame* c (fixed
+in the child link). ``T_m_c = motion(q)`` is always ``Trans(p(q)) @ Rot(q)`` with ``p`` in the
+mobility frame. z is the main axis; x is the slide direction of a pin-slider.
+
+Configuration layout per type (the order of ``q`` entries), as names:
+``tx ty tz`` translations along mobility axes (m), ``rz`` rotation about z (rad),
+``wx wy wz`` a rotation vector (rad, exponential coordinates, |angle| <= pi when fitted).
+
+Derivatives are taken with respect to a *spatial twist in the mobility frame*
+``xi = (v, w)`` perturbing the relative pose on the left: ``T_m_c' = exp(xi) @ T_m_c``.
+Tree increments ``dq`` add to scalar entries and compose on the right for rotation vectors
+(``R' = R @ exp(dw)``), so no parametrization singularity is reached by a step.
+
+All functions are batched: ``q`` is (k, dof), poses (k, 4, 4), ``pitch`` (k,) (helical only,
+metres per turn).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import se3
+
+TWO_PI = 2.0 * np.pi
+_AXIS = {"x": 0, "y": 1, "z": 2}
+# hat(e_m) for m = x, y, z: d(R)/d(w_m) = _HATS[m] @ R under a left perturbation.
+_HATS = se3.hat(np.eye(3))
+
+
+@dataclass(frozen=True)
+class JointType:
+    """One entry of the catalog. ``layout`` names each configuration entry (see module doc)."""
+
+    name: str
+    layout: tuple[str, ...]
+    helical: bool = False
+    description: str = ""
+    dof: int = field(init=False)
+    rot: str = field(init=False)  # "none" | "z" | "free"
+    trans_axes: tuple[int, ...] = field(init=False)
+    trans_idx: tuple[int, ...] = field(init=False)
+    rz_idx: int = field(init=False)
+    w_idx: tuple[int, ...] = field(init=False)
+    constrained_axes: tuple[int, ...] = field(init=False)
+
+    def __post_init__(self):
+        s = object.__setattr__
+        s(self, "dof", len(self.layout))
+        s(self, "trans_idx", tuple(i for i, n in enumerate(self.layout) if n[0] == "t"))
+        s(self, "trans_axes", tuple(_AXIS[self.layout[i][1]] for i in self.trans_idx))
+        s(self, "rz_idx", self.layout.index("rz") if "rz" in self.layout else -1)
+        s(self, "w_idx", tuple(i for i, n in enumerate(self.layout) if n[0] == "w"))
+        s(self, "rot", "z" if self.rz_idx >= 0 else ("free" if self.w_idx else "none"))
+        axes = (0, 1) if self.helical else tuple(a for a in range(3) if a not in self.trans_axes)
+        s(self, "constrained_axes", axes)
+
+    @property
+    def n_invariants(self) -> int:
+        """Rows of the invariant residual: 6 - dof."""
+        return 6 - self.dof
+
+    def is_angular(self) -> np.ndarray:
+        """Per configuration entry: True for an angle (rad), False for a length (m)."""
+        return np.array([n[0] in "rw" for n in self.layout], dtype=bool)
+
+    # ---- motion ---------------------------------------------------------------------------
+    def motion(self, q: np.ndarray, pitch: np.ndarray | float = 0.0) -> np.ndarray:
+        """``T_m_c`` (k, 4, 4) for configurations q (k, dof)."""
+        q = _as_batch(q, self.dof)
+        k = q.shape[0]
+        if self.rot == "z":
+            R = se3.rot_z(q[:, self.rz_idx])
+        elif self.rot == "free":
+            R = se3.so3_exp(q[:, list(self.w_idx)])
+        else:
+            R = np.broadcast_to(np.eye(3), (k, 3, 3))
+        p = np.zeros((k, 3))
+        p[:, list(self.trans_axes)] = q[:, list(self.trans_idx)]
+        if self.helical:
+            p[:, 2] = np.broadcast_to(pitch, (k,)) * q[:, self.rz_idx] / TWO_PI
+        return se3.make_pose(R, p)
+
+    def subspace(self, q: np.ndarray, pitch: np.ndarray | float = 0.0,
+                 T: np.ndarray | None = None) -> np.ndarray:
+        """Motion subspace (k, 6, dof): the spatial twist in the mobility frame per unit ``dq``.
+
+        ``T`` may pass the already computed ``motion(q)`` to avoid recomputing it.
+        """
+        q = _as_batch(q, self.dof)
+        T = self.motion(q, pitch) if T is None else T
+        k = q.shape[0]
+        p, R = T[:, :3, 3], T[:, :3, :3]
+        S = np.zeros((k, 6, self.dof))
+        for i, a in zip(self.trans_idx, self.trans_axes):
+            S[:, a, i] = 1.0
+        if self.rot == "z":
+            w = np.zeros((k, 3))
+            w[:, 2] = 1.0
+            S[:, 3:, self.rz_idx] = w
+            S[:, :3, self.rz_idx] = np.cross(p, w)
+            if self.helical:
+                S[:, 2, self.rz_idx] += np.broadcast_to(pitch, (k,)) / TWO_PI
+        elif self.rot == "free":
+            for col, i in enumerate(self.w_idx):
+                w = R[:, :, col]
+                S[:, 3:, i] = w
+                S[:, :3, i] = np.cross(p, w)
+        return S
+
+    def retract(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
+        """Configuration after the increment ``dq`` (scalars add, rotation vectors compose)."""
+        q = _as_batch(q, self.dof)
+        out = q + dq
+        if self.rot == "free":
+            w = list(self.w_idx)
+            out[:, w] = se3.so3_log(se3.so3_exp(q[:, w]) @ se3.so3_exp(np.asarray(dq)[..., w]))
+        return out
+
+    # ---- invariant residual ---------------------------------------------------------------
+    def residual(self, T: np.ndarray, pitch: np.ndarray | float = 0.0,
+                 jacobian: bool = False):
+        """Invariant residual (k, 6-dof) of relative poses ``T_m_c``; zero iff reachable.
+
+        Rows: the constrained translation axes (or, for helical, x, y and the lead error
+        ``p_z - pitch * theta / 2 pi``), then the rotation rows: ``log(R)`` when no rotation
+        is free, the swing of z (2 rows, radians) when only rotation about z is free.
+        With ``jacobian=True`` also returns d residual / d xi (k, 6-dof, 6).
+        """
+        T = _as_pose_batch(T)
+        k = T.shape[0]
+        p, R = T[:, :3, 3], T[:, :3, :3]
+        rows, jac = [], []
+        dp = _dp_dxi(p)
+        for a in self.constrained_axes:
+            rows.append(p[:, a:a + 1])
+            jac.append(dp[:, a:a + 1])
+        if self.helical:
+            th, dth = _fit_rz(R, p, pitch, True)
+            pt = np.broadcast_to(pitch, (k,))[:, None] / TWO_PI
+            rows.append(p[:, 2:3] - pt * th[:, None])
+            jac.append(dp[:, 2:3] - pt[:, :, None] * dth[:, None, :])
+        if self.rot == "none":
+            w = se3.so3_log(R)
+            rows.append(w)
+            jr = np.zeros((k, 3, 6))
+            jr[:, :, 3:] = se3.so3_left_jacobian_inv(w)
+            jac.append(jr)
+        elif self.rot == "z":
+            r, jr = _swing(R)
+            rows.append(r)
+            jac.append(jr)
+        res = np.concatenate(rows, axis=1) if rows else np.zeros((k, 0))
+        if not jacobian:
+            return res
+        return res, (np.concatenate(jac, axis=1) if jac else np.zeros((k, 0, 6)))
+
+    # ---- fitted configuration --------------------------------------------------------------
+    def fit(self, T: np.ndarray, pitch: np.ndarray | float = 0.0, jacobian: bool = False):
+        """Configuration (k, dof) that best fits relative poses ``T_m_c``.
+
+        Translations are the free components of p; a rotation about z is the twist angle of
+        the swing-twist decomposition (in (-pi, pi], or unwrapped by p_z for a helical joint);
+        a free rotation is ``log(R)``. With ``jacobian=True`` also d q / d xi (k, dof, 6).
+        """
+        T = _as_pose_batch(T)
+        k = T.shape[0]
+        p, R = T[:, :3, 3], T[:, :3, :3]
+        q = np.zeros((k, self.dof))
+        J = np.zeros((k, self.dof, 6))
+        dp = _dp_dxi(p)
+        for i, a in zip(self.trans_idx, self.trans_axes):
+            q[:, i] = p[:, a]
+            J[:, i] = dp[:, a]
+        if self.rot == "z":
+            th, dth = _fit_rz(R, p, pitch, self.helical)
+            q[:, self.rz_idx] = th
+            J[:, self.rz_idx] = dth
+        elif self.rot == "free":
+            w = se3.so3_log(R)
+            q[:, list(self.w_idx)] = w
+            J[:, list(self.w_idx), 3:] = se3.so3_left_jacobian_inv(w)
+        return (q, J) if jacobian else q
+
+    def config_error(self, T: np.ndarray, q_goal: np.ndarray, pitch=0.0):
+        """Error (k, dof) of relative poses' fitted configuration to ``q_goal``, and d/d xi.
+
+        Scalars: ``fit - goal`` (a rotation about z is unwrapped to the turn nearest the goal,
+        except for helical joints whose turn is known from p_z). Rotation vectors:
+        ``log(R_goal^T R)``.
+        """
+        q, J = self.fit(T, pitch, jacobian=True)
+        q_goal = _as_batch(q_goal, self.dof)
+        e = q - q_goal
+        if self.rot == "z" and not self.helical:
+            i = self.rz_idx
+            e[:, i] -= TWO_PI * np.round(e[:, i] / TWO_PI)
+        if self.rot == "free":
+            w = list(self.w_idx)
+            Rg = se3.so3_exp(q_goal[:, w])
+            R = _as_pose_batch(T)[:, :3, :3]
+            ew = se3.so3_log(np.swapaxes(Rg, -1, -2) @ R)
+            e[:, w] = ew
+            J[:, w, :3] = 0.0
+            J[:, w, 3:] = se3.so3_right_jacobian_inv(ew) @ np.swapaxes(R, -1, -2)
+        return e, J
+
+    def config_error_tree(self, q: np.ndarray, q_goal: np.ndarray):
+        """For a tree joint: error (k, dof) of q to q_goal and its derivative d/d dq (k, dof, dof).
+
+        Scalars are compared without wrapping (a tree joint's angle is unwrapped);
+        rotation vectors by ``log(R_goal^T R)``.
+        """
+        q = _as_batch(q, self.dof)
+        q_goal = _as_batch(q_goal, self.dof)
+        e = q - q_goal
+        J = np.broadcast_to(np.eye(self.dof), (q.shape[0], self.dof, self.dof)).copy()
+        if self.rot == "free":
+            w = list(self.w_idx)
+            ew = se3.so3_log(np.swapaxes(se3.so3_exp(q_goal[:, w]), -1, -2) @ se3.so3_exp(q[:, w]))
+            e[:, w] = ew
+            J[:, w[0]:w[0] + 3, w[0]:w[0] + 3] = se3.so3_right_jacobian_inv(ew)
+        return e, J
+
+
+def _as_batch(q, dof: int) -> np.ndarray:
+    q = np.array(q, dtype=float)
+    if q.ndim == 2 or dof:
+        return q.reshape(-1, dof)
+    return q.reshape(1, 0)
+
+
+def _as_pose_batch(T) -> np.ndarray:
+    T = np.asarray(T, dtype=float)
+    return T.reshape(-1, 4, 4)
+
+
+def _dp_dxi(p: np.ndarray) -> np.ndarray:
+    """d p / d xi (k, 3, 6) for a point p under a spatial twist: ``dp = v + w x p``."""
+    out = np.zeros(p.shape[:-1] + (3, 6))
+    out[..., :, :3] = np.eye(3)
+    out[..., :, 3:] = -se3.hat(p)
+    return out
+
+
+def _fit_rz(R: np.ndarray, p: np.ndarray, pitch, helical: bool):
+    """Twist angle about z of R (k,) and its derivative wrt xi (k, 6)."""
+    a = R[:, 1, 0] - R[:, 0, 1]
+    b = R[:, 0, 0] + R[:, 1, 1]
+    th = np.arctan2(a, b)
+    dR = np.einsum("mij,kjl->kmil", _HATS, R)  # (k, m, 3, 3): dR / dw_m
+    da = dR[:, :, 1, 0] - dR[:, :, 0, 1]
+    db = dR[:, :, 0, 0] + dR[:, :, 1, 1]
+    n2 = a * a + b * b
+    n2 = np.where(n2 > 1e-300, n2, 1.0)
+    dth = np.zeros((R.shape[0], 6))
+    dth[:, 3:] = (b[:, None] * da - a[:, None] * db) / n2[:, None]
+    if helical:
+        pitch = np.broadcast_to(np.asarray(pitch, dtype=float), th.shape)
+        has = pitch != 0
+        turns = np.round((TWO_PI * p[:, 2] / np.where(has, pitch, 1.0) - th) / TWO_PI)
+        th = th + np.where(has, TWO_PI * turns, 0.0)
+    return th, dth
+
+
+def _swing(R: np.ndarray):
+    """Swing of the z axis: the rotation vector (x, y rows) taking z to ``R @ z``, and d/d xi.
+
+    ``r = (a / sin a) * (-e_y, e_x)`` with ``e = R z`` and ``a`` the angle between z and e;
+    its norm is the tilt angle a (rad). At an exact flip (a = pi) it returns (pi, 0).
+    """
+    k = R.shape[0]
+    e = R[:, :, 2]
+    ex, ey, ez = e[:, 0], e[:, 1], e[:, 2]
+    s = np.hypot(ex, ey)
+    ang = np.arctan2(s, ez)
+    small = ang < 1e-4
+    a2 = ang * ang
+    s_safe = np.where(s > 1e-300, s, 1.0)
+    phi = np.where(small, 1 + a2 / 6 + 7 * a2 * a2 / 360, ang / s_safe)
+    dphi = np.where(small, ang / 3 + 7 * ang * a2 / 90, (s - ang * ez) / (s_safe * s_safe))
+    w = np.stack([-ey, ex], axis=1)
+    flip = (s <= 1e-300) & (ez < 0)
+    r = phi[:, None] * w
+    r[flip] = (np.pi, 0.0)
+    # de/dw = -hat(e); dw_vec = d(-e_y, e_x)
+    de = -se3.hat(e)  # (k, 3, 3)
+    dw = np.stack([-de[:, 1], de[:, 0]], axis=1)  # (k, 2, 3)
+    u = np.where((s > 1e-300)[:, None], w / s_safe[:, None], 0.0)
+    dsz = (ez[:, None] * (ex[:, None] * de[:, 0] + ey[:, None] * de[:, 1])
+           - s[:, None] * s[:, None] * de[:, 2])  # s * da, (k, 3)
+    J = np.zeros((k, 2, 6))
+    J[:, :, 3:] = phi[:, None, None] * dw + dphi[:, None, None] * u[:, :, None] * dsz[:, None, :]
+    return r, J
+
+
+CATALOG: dict[str, JointType] = {t.name: t for t in (
+    JointType("revolute", ("rz",), description="rotation about z"),
+    JointType("prismatic", ("tz",), description="translation along z"),
+    JointType("helical", ("rz",), helical=True,
+              description="rotation about z coupled with translation along z (pitch per turn)"),
+    JointType("cylindrical", ("rz", "tz"), description="rotation about and translation along z"),
+    JointType("pin-slider", ("rz", "tx"), description="rotation about z, translation along x"),
+    JointType("cartesian-2", ("tx", "ty"), description="translation along x and y"),
+    JointType("spherical", ("wx", "wy", "wz"), description="any rotation, no translation"),
+    JointType("planar", ("tx", "ty", "rz"), description="translation along x, y; rotation about z"),
+    JointType("cartesian-3", ("tx", "ty", "tz"), description="any translation, no rotation"),
+    JointType("point-slider", ("wx", "wy", "wz", "tz"), description="any rotation, slide along z"),
+    JointType("point-plane", ("wx", "wy", "wz", "tx", "ty"),
+              description="any rotation, translation along x and y"),
+    JointType("general", ("tx", "ty", "tz", "wx", "wy", "wz"), description="anything"),
+    # Not in MSim's catalog: a rigid attachment, which URDF's "fixed" joints need.
+    JointType("fixed", (), description="no motion (rigid attachment)"),
+)}
+
+#: Types whose inverse motion (child seen from parent swapped) is again of the same type.
+INVERTIBLE = frozenset({"revolute", "prismatic", "helical", "cylindrical", "cartesian-2",
+                        "spherical", "planar", "cartesian-3", "general", "fixed"})
+
+
+def joint_type(name: str) -> JointType:
+    """The catalog entry for ``name``; raises ValueError listing the known types otherwise."""
+    try:
+        return CATALOG[name]
+    except KeyError:
+        raise ValueError(f"unknown joint type {name!r}; known types: "
+                         f"{', '.join(CATALOG)}") from None

@@ -1,0 +1,196 @@
+"""Links, joints and their spanning tree: the solver's model of a mechanism.
+
+Frames and units: ``T_parent_mob`` is a joint's mobility frame posed in its parent link's frame
+(or in the world for a joint to the ground); ``T_child_frame`` is its child-side frame posed in
+the child link's frame; ``T_world_child = T_world_parent @ T_parent_mob @ motion(q) @
+inv(T_child_frame)`` when the joint holds. Metres, radians, kilograms.
+
+The ground (the world) is written ``None`` (``GROUND``). Every link has an implicit *root joint*:
+a general joint from the ground whose configuration is the link's world pose ``(p, log R)``.
+Each link has exactly one *tree edge* toward the ground: another joint, or its root joint.
+A tree edge is traversed parent-to-child (``tree_dir = +1``) or child-to-parent (``-1``);
+every other joint is a *closure* (``tree_dir = 0``). World poses follow from the tree joints'
+q by forward kinematics (see :mod:`.kinematics`).
+
+Mutations live in :mod:`.editing`; this module holds the data and the queries.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import se3
+from .errors import VartError
+from .joint_types import JointType
+
+GROUND = None
+
+
+@dataclass(eq=False)
+class Link:
+    """A rigid body. ``com`` is the centre of mass in the link frame (m); mass in kg."""
+
+    name: str
+    mass: float = 0.0
+    com: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    virtual: bool = False
+
+
+@dataclass(eq=False)
+class Joint:
+    """A joint between ``parent`` (a link name, or None for the ground) and ``child``.
+
+    Goals on the joint: ``lock_q`` (held at the lock level), ``target_q`` with ``target_mask``
+    (per-DoF; the target level), ``posture_q`` (the posture level), ``stiffness`` with
+    ``rest_q`` (a linear spring, potential level, 1-DoF joints), ``mimic`` = (leader joint
+    name, multiplier, offset) enforced at the invariant level. Limits are per DoF.
+    """
+
+    name: str
+    jtype: JointType
+    parent: str | None
+    child: str
+    T_parent_mob: np.ndarray
+    T_child_frame: np.ndarray
+    q: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    pitch: float = 0.0
+    virtual: bool = False
+    is_root: bool = False
+    tree_dir: int = 0
+    lock_q: np.ndarray | None = None
+    target_q: np.ndarray | None = None
+    target_mask: np.ndarray | None = None
+    posture_q: np.ndarray | None = None
+    stiffness: float = 0.0
+    rest_q: np.ndarray | None = None
+    mimic: tuple[str, float, float] | None = None
+
+    @property
+    def dof(self) -> int:
+        return self.jtype.dof
+
+    @property
+    def is_tree(self) -> bool:
+        return self.tree_dir != 0
+
+    @property
+    def locked(self) -> bool:
+        return self.lock_q is not None
+
+    def label(self) -> str:
+        """How messages name this joint: its name, or ``root of 'link'``."""
+        return f"root joint of link {self.child!r}" if self.is_root else f"joint {self.name!r}"
+
+    def copy(self) -> "Joint":
+        c = Joint(**{k: getattr(self, k) for k in self.__dataclass_fields__})
+        for k, v in c.__dict__.items():
+            if isinstance(v, np.ndarray):
+                setattr(c, k, v.copy())
+        return c
+
+
+class Linkage:
+    """A mechanism: links, joints, root joints, the spanning tree and gravity.
+
+    Read it freely; change it only through the functions of :mod:`.editing` (also available as
+    methods, e.g. ``linkage.add_joint(...)``), which validate their input and leave the linkage
+    unchanged when they raise :class:`VartError`.
+    """
+
+    def __init__(self):
+        self.links: dict[str, Link] = {}
+        self.joints: dict[str, Joint] = {}
+        self.roots: dict[str, Joint] = {}
+        self.tree_edge: dict[str, Joint] = {}
+        self.gravity: np.ndarray | None = None
+        self.topology_version = 0
+        self.goals_version = 0
+        self._model = None
+        self._model_version = -1
+
+    # ---- lookup ------------------------------------------------------------------------
+    def link(self, name: str) -> Link:
+        try:
+            return self.links[name]
+        except KeyError:
+            raise VartError(f"link {name!r} does not exist") from None
+
+    def joint(self, name: str) -> Joint:
+        try:
+            return self.joints[name]
+        except KeyError:
+            raise VartError(f"joint {name!r} does not exist") from None
+
+    def root(self, link: str) -> Joint:
+        self.link(link)
+        return self.roots[link]
+
+    def all_joints(self):
+        """User joints then root joints."""
+        yield from self.joints.values()
+        yield from self.roots.values()
+
+    def tree_parent(self, link: str) -> str | None:
+        """The link one step nearer the ground along the tree (None: the ground)."""
+        e = self.tree_edge[link]
+        return e.parent if e.tree_dir > 0 else e.child
+
+    def ancestors(self, link: str | None) -> list[str]:
+        """Links from ``link`` (included) up to, not including, the ground."""
+        out = []
+        while link is not None:
+            out.append(link)
+            link = self.tree_parent(link)
+        return out
+
+    def is_ancestor(self, a: str | None, b: str | None) -> bool:
+        """True if ``a`` lies on the tree path from ``b`` to the ground (ground: always)."""
+        return a is None or a in self.ancestors(b)
+
+    def joints_of(self, link: str) -> list[Joint]:
+        """User joints attached to ``link`` as parent or child."""
+        return [j for j in self.joints.values() if link in (j.parent, j.child)]
+
+    # ---- kinematics --------------------------------------------------------------------
+    def model(self):
+        """The compiled tree model for the current topology (rebuilt only when it changed)."""
+        if self._model_version != self.topology_version:
+            from .kinematics import TreeModel
+            self._model = TreeModel(self)
+            self._model_version = self.topology_version
+        return self._model
+
+    def poses(self) -> dict[str, np.ndarray]:
+        """World pose ``T_world_link`` of every link, by forward kinematics of the tree."""
+        m = self.model()
+        T = m.fk(m.q_from_joints())
+        return {name: T[i] for i, name in enumerate(m.link_names) if name is not None}
+
+    def pose(self, link: str) -> np.ndarray:
+        self.link(link)
+        return self.poses()[link]
+
+    def relative_pose(self, joint: Joint, poses: dict | None = None) -> np.ndarray:
+        """``T_mob_childframe`` of a joint, from the links' current world poses."""
+        poses = self.poses() if poses is None else poses
+        Tp = np.eye(4) if joint.parent is None else poses[joint.parent]
+        Tc = poses[joint.child]
+        return se3.inverse(Tp @ joint.T_parent_mob) @ Tc @ joint.T_child_frame
+
+    def joint_q(self, joint: Joint, poses: dict | None = None) -> np.ndarray:
+        """The configuration of a joint: its own q if tree, else the fit of its relative pose."""
+        if joint.is_tree:
+            return joint.q.copy()
+        return joint.jtype.fit(self.relative_pose(joint, poses), joint.pitch)[0]
+
+    def touch_topology(self):
+        self.topology_version += 1
+        self.goals_version += 1
+
+    def touch_goals(self):
+        self.goals_version += 1
+
+    # Mutations are attached from .editing at import time (see the bottom of editing.py).

@@ -1,0 +1,184 @@
+"""SO(3) and SE(3) for the solver: exp/log maps, Jacobians, adjoints (numpy only).
+
+Conventions used everywhere in ``vart_addon.solver``:
+
+* A pose is a 4x4 homogeneous matrix ``T_a_b``: the pose of frame *b* expressed in frame *a*,
+  so ``p_a = T_a_b @ p_b``. Units: metres.
+* A twist is a 6-vector ``(v, w)``: linear part first, angular part second (rad, m).
+  A *spatial* twist in frame *a* perturbs a pose on the left: ``T_a_b' = exp(xi) @ T_a_b``;
+  ``w`` is the angular velocity in frame *a* and ``v`` the velocity of the point at *a*'s origin.
+* Rotation vectors (the exponential coordinates of SO(3)) are kept within ``|angle| <= pi``.
+
+Every function accepts batches: leading dimensions ``(...)`` broadcast. Small-angle branches use
+Taylor series, so nothing divides by zero near angle 0 and the logarithm stays accurate near pi.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+_SMALL = 1e-4  # below this angle (rad) the Taylor branches are used; their error is < 1e-17
+
+
+def hat(w: np.ndarray) -> np.ndarray:
+    """Skew-symmetric matrix ``[w]x`` of 3-vectors ``w`` (..., 3) -> (..., 3, 3)."""
+    w = np.asarray(w, dtype=float)
+    out = np.zeros(w.shape[:-1] + (3, 3))
+    out[..., 0, 1] = -w[..., 2]
+    out[..., 0, 2] = w[..., 1]
+    out[..., 1, 0] = w[..., 2]
+    out[..., 1, 2] = -w[..., 0]
+    out[..., 2, 0] = -w[..., 1]
+    out[..., 2, 1] = w[..., 0]
+    return out
+
+
+def vee(K: np.ndarray) -> np.ndarray:
+    """Inverse of :func:`hat` (uses the antisymmetric part)."""
+    return 0.5 * np.stack([K[..., 2, 1] - K[..., 1, 2],
+                           K[..., 0, 2] - K[..., 2, 0],
+                           K[..., 1, 0] - K[..., 0, 1]], axis=-1)
+
+
+def _angle(w: np.ndarray) -> np.ndarray:
+    return np.sqrt(np.einsum("...i,...i->...", w, w))
+
+
+def _coeffs(theta: np.ndarray, exact, taylor) -> np.ndarray:
+    """Evaluate ``exact(theta)`` where theta is large and ``taylor(theta**2)`` where small."""
+    small = theta < _SMALL
+    safe = np.where(small, 1.0, theta)
+    return np.where(small, taylor(theta * theta), exact(safe))
+
+
+def so3_exp(w: np.ndarray) -> np.ndarray:
+    """Rotation matrices ``exp([w]x)`` of rotation vectors ``w`` (..., 3) -> (..., 3, 3)."""
+    w = np.asarray(w, dtype=float)
+    th = _angle(w)
+    a = _coeffs(th, lambda t: np.sin(t) / t, lambda t2: 1 - t2 / 6 + t2 * t2 / 120)
+    b = _coeffs(th, lambda t: (1 - np.cos(t)) / (t * t), lambda t2: 0.5 - t2 / 24 + t2 * t2 / 720)
+    K = hat(w)
+    return np.eye(3) + a[..., None, None] * K + b[..., None, None] * (K @ K)
+
+
+def rot_to_quat(R: np.ndarray) -> np.ndarray:
+    """Unit quaternions ``(w, x, y, z)`` with ``w >= 0`` of rotation matrices (Shepperd's method)."""
+    R = np.asarray(R, dtype=float)
+    tr = R[..., 0, 0] + R[..., 1, 1] + R[..., 2, 2]
+    cand = np.stack([tr, R[..., 0, 0], R[..., 1, 1], R[..., 2, 2]], axis=-1)
+    k = np.argmax(cand, axis=-1)
+    # Row k of this table is 4 * q_k * q for the pivot k (the largest of the four candidates).
+    t = np.stack([
+        np.stack([1 + tr, R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0],
+                  R[..., 1, 0] - R[..., 0, 1]], -1),
+        np.stack([R[..., 2, 1] - R[..., 1, 2], 1 + 2 * R[..., 0, 0] - tr,
+                  R[..., 0, 1] + R[..., 1, 0], R[..., 0, 2] + R[..., 2, 0]], -1),
+        np.stack([R[..., 0, 2] - R[..., 2, 0], R[..., 0, 1] + R[..., 1, 0],
+                  1 + 2 * R[..., 1, 1] - tr, R[..., 1, 2] + R[..., 2, 1]], -1),
+        np.stack([R[..., 1, 0] - R[..., 0, 1], R[..., 0, 2] + R[..., 2, 0],
+                  R[..., 1, 2] + R[..., 2, 1], 1 + 2 * R[..., 2, 2] - tr], -1),
+    ], axis=-2)
+    row = np.take_along_axis(t, k[..., None, None], axis=-2)[..., 0, :]
+    q = row / np.linalg.norm(row, axis=-1, keepdims=True)
+    return np.where(q[..., :1] < 0, -q, q)
+
+
+def so3_log(R: np.ndarray) -> np.ndarray:
+    """Rotation vectors (..., 3) of rotation matrices, with angle in [0, pi]."""
+    q = rot_to_quat(R)
+    w, v = q[..., 0], q[..., 1:]
+    n = _angle(v)
+    small = n < _SMALL
+    ws = np.where(small, w, 1.0)
+    factor = np.where(small, (2.0 / ws) * (1 - n * n / (3 * ws * ws)),
+                      2 * np.arctan2(n, w) / np.where(small, 1.0, n))
+    return factor[..., None] * v
+
+
+def so3_left_jacobian(w: np.ndarray) -> np.ndarray:
+    """Left Jacobian ``J_l(w)``: ``exp(w + dw) ~= exp(J_l(w) dw) exp(w)``."""
+    w = np.asarray(w, dtype=float)
+    th = _angle(w)
+    b = _coeffs(th, lambda t: (1 - np.cos(t)) / (t * t), lambda t2: 0.5 - t2 / 24 + t2 * t2 / 720)
+    c = _coeffs(th, lambda t: (t - np.sin(t)) / t ** 3, lambda t2: 1 / 6 - t2 / 120 + t2 * t2 / 5040)
+    K = hat(w)
+    return np.eye(3) + b[..., None, None] * K + c[..., None, None] * (K @ K)
+
+
+def so3_left_jacobian_inv(w: np.ndarray) -> np.ndarray:
+    """Inverse left Jacobian: ``log(exp(dw) exp(w)) ~= w + J_l^-1(w) dw``. Finite up to angle pi."""
+    w = np.asarray(w, dtype=float)
+    th = _angle(w)
+    d = _coeffs(th, lambda t: (1 - t * np.sin(t) / (2 * (1 - np.cos(t)))) / (t * t),
+                lambda t2: 1 / 12 + t2 / 720 + t2 * t2 / 30240)
+    K = hat(w)
+    return np.eye(3) - 0.5 * K + d[..., None, None] * (K @ K)
+
+
+def so3_right_jacobian_inv(w: np.ndarray) -> np.ndarray:
+    """Inverse right Jacobian: ``log(exp(w) exp(dw)) ~= w + J_r^-1(w) dw``."""
+    return so3_left_jacobian_inv(-np.asarray(w, dtype=float))
+
+
+def make_pose(R: np.ndarray | None = None, p: np.ndarray | None = None) -> np.ndarray:
+    """Homogeneous 4x4 pose(s) from rotation (..., 3, 3) and translation (..., 3)."""
+    R = np.eye(3) if R is None else np.asarray(R, dtype=float)
+    p = np.zeros(3) if p is None else np.asarray(p, dtype=float)
+    shape = np.broadcast_shapes(R.shape[:-2], p.shape[:-1])
+    T = np.zeros(shape + (4, 4))
+    T[..., :3, :3] = R
+    T[..., :3, 3] = p
+    T[..., 3, 3] = 1.0
+    return T
+
+
+def inverse(T: np.ndarray) -> np.ndarray:
+    """Inverse of rigid poses: ``T_b_a`` from ``T_a_b``."""
+    Rt = np.swapaxes(T[..., :3, :3], -1, -2)
+    return make_pose(Rt, -np.einsum("...ij,...j->...i", Rt, T[..., :3, 3]))
+
+
+def adjoint(T: np.ndarray) -> np.ndarray:
+    """Adjoint (..., 6, 6) mapping twists ``(v, w)`` in frame b to frame a, for ``T_a_b``."""
+    R = T[..., :3, :3]
+    out = np.zeros(T.shape[:-2] + (6, 6))
+    out[..., :3, :3] = R
+    out[..., 3:, 3:] = R
+    out[..., :3, 3:] = hat(T[..., :3, 3]) @ R
+    return out
+
+
+def adjoint_inv(T: np.ndarray) -> np.ndarray:
+    """Adjoint of the inverse pose, ``Ad(T^-1)``, without inverting T first."""
+    Rt = np.swapaxes(T[..., :3, :3], -1, -2)
+    out = np.zeros(T.shape[:-2] + (6, 6))
+    out[..., :3, :3] = Rt
+    out[..., 3:, 3:] = Rt
+    out[..., :3, 3:] = -Rt @ hat(T[..., :3, 3])
+    return out
+
+
+def se3_exp(xi: np.ndarray) -> np.ndarray:
+    """Pose ``exp(xi)`` of twists ``xi = (v, w)`` (..., 6) -> (..., 4, 4)."""
+    xi = np.asarray(xi, dtype=float)
+    v, w = xi[..., :3], xi[..., 3:]
+    return make_pose(so3_exp(w), np.einsum("...ij,...j->...i", so3_left_jacobian(w), v))
+
+
+def se3_log(T: np.ndarray) -> np.ndarray:
+    """Twist ``(v, w)`` (..., 6) with ``exp(xi) = T``; rotation angle in [0, pi]."""
+    w = so3_log(T[..., :3, :3])
+    v = np.einsum("...ij,...j->...i", so3_left_jacobian_inv(w), T[..., :3, 3])
+    return np.concatenate([v, w], axis=-1)
+
+
+def rot_z(theta: np.ndarray) -> np.ndarray:
+    """Rotations about z by angles ``theta`` (...,) -> (..., 3, 3)."""
+    theta = np.asarray(theta, dtype=float)
+    c, s = np.cos(theta), np.sin(theta)
+    R = np.zeros(theta.shape + (3, 3))
+    R[..., 0, 0] = c
+    R[..., 0, 1] = -s
+    R[..., 1, 0] = s
+    R[..., 1, 1] = c
+    R[..., 2, 2] = 1.0
+    return R

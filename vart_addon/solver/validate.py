@@ -1,0 +1,67 @@
+"""Input checks shared by the solver's API: each returns a clean numpy value or raises VartError."""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import VartError
+
+
+def name(value, what: str) -> str:
+    """A non-empty string name of a link or joint."""
+    if not isinstance(value, str) or not value.strip():
+        raise VartError(f"a {what} name must be a non-empty string, got {value!r}")
+    return value
+
+
+def finite(value, what: str) -> float:
+    """A finite float."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise VartError(f"{what}: expected a number, got {value!r}") from None
+    if not np.isfinite(x):
+        raise VartError(f"{what}: must be finite, got {x}")
+    return x
+
+
+def nonneg(value, what: str) -> float:
+    """A finite float >= 0."""
+    x = finite(value, what)
+    if x < 0:
+        raise VartError(f"{what}: must be >= 0, got {x}")
+    return x
+
+
+def vec(value, size: int, what: str, inf_ok: bool = False) -> np.ndarray:
+    """A float vector of exactly ``size`` entries, finite (or +-inf when ``inf_ok``), never NaN."""
+    try:
+        v = np.array(value, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise VartError(f"{what}: expected {size} numbers, got {value!r}") from None
+    if v.size != size:
+        raise VartError(f"{what}: expected {size} values, got {v.size}")
+    if np.isnan(v).any() or (not inf_ok and not np.isfinite(v).all()):
+        raise VartError(f"{what}: must be finite, got {v.tolist()}")
+    return v
+
+
+def pose(value, what: str, tol: float = 1e-6) -> np.ndarray:
+    """A 4x4 rigid transform (orthonormal rotation within ``tol``), re-orthonormalized."""
+    try:
+        T = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        raise VartError(f"{what}: expected a 4x4 matrix") from None
+    if T.shape != (4, 4):
+        raise VartError(f"{what}: expected a 4x4 matrix, got shape {T.shape}")
+    if not np.isfinite(T).all():
+        raise VartError(f"{what}: must be finite")
+    R = T[:3, :3]
+    if (np.abs(R.T @ R - np.eye(3)).max() > tol or np.linalg.det(R) < 0
+            or np.abs(T[3] - (0, 0, 0, 1)).max() > tol):
+        raise VartError(f"{what}: not a rigid transform (rotation must be orthonormal, "
+                        "last row 0 0 0 1)")
+    U, _, Wt = np.linalg.svd(R)
+    out = np.eye(4)
+    out[:3, :3] = U @ Wt
+    out[:3, 3] = T[:3, 3]
+    return out
