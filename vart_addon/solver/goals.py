@@ -201,7 +201,9 @@ class GravityBatch(Batch):
     def __init__(self, model, links, cols, gravity, tau):
         self.idx = np.array([model.index[l.name] for l in links], dtype=int)
         self.com = np.stack([l.com for l in links])
-        self.push = -tau * np.outer([l.mass for l in links], gravity).reshape(-1)
+        self.mass = np.array([l.mass for l in links], dtype=float)
+        self.gravity = np.asarray(gravity, dtype=float)
+        self.push = -tau * np.outer(self.mass, self.gravity).reshape(-1)
         self.sign = model.anc_sign[self.idx][:, cols]
         self.names = ["gravity"]
         self.goal = np.zeros(3 * len(links), dtype=int)
@@ -216,6 +218,7 @@ class GravityBatch(Batch):
         JA = D.reshape(-1, 6)
         return self.push, (JA @ state.S) * np.repeat(self.sign, 3, axis=0), self.goal
 
-    def energy(self, state, gravity, masses):
+    def energy(self, state) -> float:
+        """Potential energy (J) of the masses: ``-sum m g . c``."""
         c = np.einsum("gij,gj->gi", state.T[self.idx, :3, :3], self.com) + state.T[self.idx, :3, 3]
-        return -float(np.sum(masses[:, None] * c * gravity))
+        return -float(np.sum(self.mass[:, None] * c * self.gravity))

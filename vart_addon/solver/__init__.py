@@ -1,0 +1,28 @@
+"""vart's kinematics engine: pure numpy, never imports Blender.
+
+Build a :class:`Linkage` (links, joints of the 12 catalog types plus ``fixed``, goals), then
+:class:`Solver` moves every tree joint so the goals hold in strict priority order::
+
+    from vart_addon.solver import Linkage, Solver
+    lk = Linkage()
+    lk.add_link("crank")
+    lk.add_joint("hinge", "revolute", None, "crank")
+    lk.set_target("hinge", [0.5])
+    Solver(lk).solve()
+    lk.pose("crank")            # 4x4 T_world_crank
+
+Modules: :mod:`.se3` (Lie groups), :mod:`.joint_types` (catalog), :mod:`.linkage` (data),
+:mod:`.editing` and :mod:`.goals_edit` (validated mutations, also bound as Linkage methods),
+:mod:`.kinematics` (vectorized FK), :mod:`.topology` (solve groups), :mod:`.goals`,
+:mod:`.pdls`, :mod:`.solver` (the loop), :mod:`.urdf` (format layer), :mod:`.urdf_linkage`.
+"""
+from . import editing as _editing
+from .errors import VartError
+from .joint_types import CATALOG, JointType, joint_type
+from .linkage import GROUND, Joint, Link, Linkage
+from .solver import LevelStatus, Settings, SolveStatus, Solver
+
+_editing._bind()
+
+__all__ = ["CATALOG", "GROUND", "Joint", "JointType", "Link", "Linkage", "LevelStatus",
+           "Settings", "SolveStatus", "Solver", "VartError", "joint_type"]

@@ -1,0 +1,88 @@
+"""Recursive prioritized damped least squares (Baerlocher and Boulic, 2004), numpy only.
+
+Each level k asks for ``J_k dq = rhs_k``. Level 1 is solved in the least-squares sense; each
+next level is solved within the null space of all levels above it:
+
+    Jt_k = J_k P_{k-1},   dq += Jt_k^+ (rhs_k - J_k dq),   P_k = P_{k-1} - Jt_k^+ Jt_k
+
+No n x n projector and no SVD of J is formed: ``Jt_k^+ = Jt_k^T (Jt_k Jt_k^T + lambda^2 I)^-1``
+uses the small m x m Gram matrix, and projecting a later level subtracts
+``(J Jt_i^T) G_i^-1 Jt_i`` for each earlier level i (their row spaces are orthogonal).
+Rows whose projected Jacobian vanishes (structurally inactive, e.g. out-of-plane rows of a
+planar loop) are dropped from the level. Damping lambda^2 is zero away from singularities and
+grows as the level's smallest singular value falls below ``sigma0`` (Maciejewski's rule), up
+to ``lambda_max^2``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+_EIGH_MAX_ROWS = 64  # below this an exact eigendecomposition of the Gram matrix is cheap
+
+
+class LevelInfo:
+    """Per level of one step: smallest singular value and damping used."""
+
+    __slots__ = ("sigma_min", "damping")
+
+    def __init__(self, sigma_min=np.inf, damping=0.0):
+        self.sigma_min, self.damping = sigma_min, damping
+
+
+def _damping(smin2: float, sigma0: float, lambda_max: float) -> float:
+    s0 = sigma0 * sigma0
+    return 0.0 if smin2 >= s0 else lambda_max * lambda_max * (1.0 - smin2 / s0)
+
+
+def _gram_inverse(Jt: np.ndarray, sigma0: float, lambda_max: float):
+    """``(Jt Jt^T + lambda^2 I)^-1`` (pseudo-inverse on the range), sigma_min, lambda^2."""
+    G = Jt @ Jt.T
+    m = G.shape[0]
+    if m <= _EIGH_MAX_ROWS:
+        w, U = np.linalg.eigh(G)
+        pos = w > max(w[-1] * 1e-13, 1e-30)
+        smin2 = float(w[pos][0]) if pos.any() else 0.0
+        lam2 = _damping(smin2, sigma0, lambda_max)
+        inv_w = np.where(pos, 1.0 / np.where(pos, w + lam2, 1.0), 0.0)
+        return (U * inv_w) @ U.T, smin2, lam2
+    eps = 1e-13 * max(np.trace(G) / m, 1e-30)
+    Ginv = np.linalg.inv(G + eps * np.eye(m))
+    v = np.full(m, 1.0 / np.sqrt(m))
+    for _ in range(12):  # power iteration: largest eigenvalue of Ginv = 1 / sigma_min^2
+        v = Ginv @ v
+        v /= np.linalg.norm(v)
+    smin2 = max(1.0 / float(v @ Ginv @ v) - eps, 0.0)
+    lam2 = _damping(smin2, sigma0, lambda_max)
+    if lam2 > eps:
+        Ginv = np.linalg.inv(G + lam2 * np.eye(m))
+    return Ginv, smin2, lam2
+
+
+def prioritized_step(levels, n: int, sigma0: float = 1e-3, lambda_max: float = 0.05):
+    """Increment ``dq`` (n,) for ``levels`` = [(J (m, n), rhs (m,)), ...], highest first.
+
+    Returns ``(dq, infos)`` with one :class:`LevelInfo` per level (None for an empty level).
+    """
+    dq = np.zeros(n)
+    basis: list[tuple[np.ndarray, np.ndarray]] = []
+    infos = []
+    for J, rhs in levels:
+        if J.shape[0] == 0:
+            infos.append(None)
+            continue
+        Jt = J
+        for Ji, Gi in basis:
+            Jt = Jt - ((Jt @ Ji.T) @ Gi) @ Ji
+        norms = np.einsum("ij,ij->i", Jt, Jt)
+        keep = norms > 1e-20 * max(1.0, norms.max())
+        if not keep.any():
+            infos.append(LevelInfo(0.0, 0.0))
+            continue
+        r = rhs - J @ dq
+        if not keep.all():
+            Jt, r = Jt[keep], r[keep]
+        Ginv, smin2, lam2 = _gram_inverse(Jt, sigma0, lambda_max)
+        dq = dq + Jt.T @ (Ginv @ r)
+        basis.append((Jt, Ginv))
+        infos.append(LevelInfo(np.sqrt(smin2), lam2))
+    return dq, infos

@@ -1,0 +1,307 @@
+"""The solve loop: prioritized steps with adaptive step length, limits, budgets and status.
+
+Each solve group (see :mod:`.topology`) is iterated on its own, warm-started from the linkage's
+current configuration. One iteration: evaluate every level's error and Jacobian, take the
+prioritized step (:func:`.pdls.prioritized_step`) with tree-joint limits clamped, and accept it
+only if no level got worse than before without a higher level having improved (a level below
+its tolerance counts as satisfied). A step that worsens a higher level gets one second-order
+correction on the levels down to that one; if that fails, the step is halved and retried.
+The step length grows again after each success. The solve stops when every level is
+satisfied, when an iteration improves no level by more than ``stall_tol`` (an over-constrained
+level has reached its least-squares compromise), or when a budget runs out.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import goals as G
+from .pdls import prioritized_step
+from .topology import analyse
+
+
+@dataclass
+class Settings:
+    """Solver knobs. Lengths in metres, angles in radians, times in milliseconds."""
+
+    max_iterations: int = 100
+    max_ms: float | None = None
+    tol: float = 1e-9
+    stall_tol: float = 1e-12
+    max_step: float = 0.2
+    sigma0: float = 1e-3
+    lambda_max: float = 0.05
+    max_halvings: int = 10
+    max_corrections: int = 5
+
+
+@dataclass
+class LevelStatus:
+    """Result of one priority level: error (norm of its rows; energy in J for potential)."""
+
+    name: str
+    error: float = 0.0
+    max_goal_error: float = 0.0
+    satisfied: bool = True
+    unmet: list = field(default_factory=list)
+    iterations: int = 0
+    ms: float = 0.0
+    active: bool = False
+
+
+@dataclass
+class SolveStatus:
+    """Outcome of :meth:`Solver.solve`: per-level status, totals, goals left unmet by name."""
+
+    levels: list
+    iterations: int = 0
+    ms: float = 0.0
+    converged: bool = True
+    stalled: bool = False
+    out_of_budget: bool = False
+    groups: int = 0
+    stuck: list = field(default_factory=list)
+
+    @property
+    def unmet(self) -> list:
+        return [n for lv in self.levels[:G.POSTURE] if lv.name != "potential" for n in lv.unmet]
+
+    def level(self, name: str) -> LevelStatus:
+        return self.levels[G.LEVEL_NAMES.index(name)]
+
+
+class _Eval:
+    __slots__ = ("q", "levels", "measure", "goal_err", "names", "satisfied")
+
+
+class GroupProblem:
+    """Evaluates one group's goals at a configuration: per-level rows, Jacobians, measures."""
+
+    def __init__(self, model, spec, tol):
+        self.model, self.spec, self.tol = model, spec, tol
+        self.cols = spec.cols
+        self.active = [bool(b) for b in spec.levels]
+
+    def evaluate(self, q: np.ndarray, jac: bool) -> _Eval:
+        m = self.model
+        if jac:
+            T, motions = m.fk(q, with_motion=True)
+            S = m.twists(T, q, motions)[:, self.cols]
+        else:
+            T, S = m.fk(q), None
+        st = G.State(q, T, S)
+        ev = _Eval()
+        ev.q, ev.levels, ev.measure, ev.goal_err, ev.names, ev.satisfied = q, [], [], [], [], []
+        for k, batches in enumerate(self.spec.levels):
+            es, Js, gerr, names = [], [], [], []
+            energy = 0.0
+            for b in batches:
+                e, J, goal = b.rows(st, jac)
+                es.append(e)
+                Js.append(J)
+                if k == G.POTENTIAL:
+                    energy += b.energy(st) if isinstance(b, G.GravityBatch) else \
+                        0.5 * float(e @ e) / self.spec.tau
+                else:
+                    gerr.append(np.sqrt(np.bincount(goal, e * e, minlength=len(b.names))))
+                    names.extend(b.names)
+            e = np.concatenate(es) if es else np.zeros(0)
+            J = (np.concatenate(Js) if Js else np.zeros((0, len(self.cols)))) if jac else None
+            ev.levels.append((e, J))
+            ge = np.concatenate(gerr) if gerr else np.zeros(0)
+            ev.goal_err.append(ge)
+            ev.names.append(names)
+            if k == G.POTENTIAL:
+                ev.measure.append(energy)
+                ev.satisfied.append(not batches)
+            else:
+                ev.measure.append(float(np.sqrt(e @ e)))
+                ev.satisfied.append(bool(np.all(ge <= self.tol)))
+        return ev
+
+
+def _compare(new: _Eval, old: _Eval, tol: float, active) -> int:
+    """-1 if acceptable; else the index of the highest level that got worse."""
+    for k in range(6):
+        if not active[k]:
+            continue
+        o, n = old.measure[k], new.measure[k]
+        if k == G.POTENTIAL:
+            slack = 1e-12 * (1.0 + abs(o))
+            if n > o + slack:
+                return k
+            if n < o - slack:
+                return -1
+            continue
+        if n > max(o, tol) * (1 + 1e-9) + 1e-15:
+            return k
+        if n < o * (1 - 1e-9) and o > tol:
+            return -1
+    return -1
+
+
+class Solver:
+    """Solves a linkage's goals in priority order; the linkage's q is the warm start and result.
+
+    Topology and goal analysis is cached and redone only when ``linkage.goals_version`` changed.
+    """
+
+    def __init__(self, linkage, settings: Settings | None = None):
+        self.linkage = linkage
+        self.settings = settings or Settings()
+        self._version = None
+        self._groups: list[GroupProblem] = []
+        self._stuck: list[str] = []
+
+    def _analysis(self):
+        lk = self.linkage
+        key = (lk.topology_version, lk.goals_version)
+        if key != self._version:
+            model = lk.model()
+            specs, self._stuck = analyse(lk, model)
+            self._groups = [GroupProblem(model, s, self.settings.tol) for s in specs]
+            self._version = key
+        return self._groups
+
+    def solve(self, max_iterations: int | None = None, max_ms: float | None = None) -> SolveStatus:
+        """Move every tree joint so the goals hold in priority order; returns the status."""
+        s = self.settings
+        groups = self._analysis()
+        model = self.linkage.model()
+        q = model.q_from_joints()
+        t0 = time.perf_counter()
+        budget_it = s.max_iterations if max_iterations is None else max_iterations
+        budget_ms = s.max_ms if max_ms is None else max_ms
+        status = SolveStatus(levels=[LevelStatus(n) for n in G.LEVEL_NAMES], groups=len(groups),
+                             stuck=list(self._stuck))
+        for gp in groups:
+            q = self._solve_group(gp, q, budget_it, budget_ms, t0, status)
+        model.q_to_joints(q)
+        status.ms = (time.perf_counter() - t0) * 1e3
+        status.converged = status.converged and not self._stuck
+        return status
+
+    # ---- one group ----------------------------------------------------------------------
+    def _solve_group(self, gp, q, budget_it, budget_ms, t0, status):
+        s = self.settings
+        model = gp.model
+        ev = gp.evaluate(q, jac=True)
+        alpha = 1.0
+        it = 0
+        first_ok = [0 if ok else None for ok in ev.satisfied]
+        reason = "converged"
+        while not all(ev.satisfied):
+            if it >= budget_it:
+                reason = "budget"
+                break
+            if budget_ms is not None and (time.perf_counter() - t0) * 1e3 >= budget_ms:
+                reason = "budget"
+                break
+            it += 1
+            dq = self._step(gp, ev, q, upto=5)
+            new, alpha = self._line_search(gp, ev, q, dq, alpha)
+            if new is None:
+                reason = "stalled"
+                break
+            improved = any(not ev.satisfied[k] and ev.measure[k] - new.measure[k] > s.stall_tol
+                           for k in range(6) if gp.active[k])
+            q, ev = new.q, new
+            for k, ok in enumerate(ev.satisfied):
+                if ok and first_ok[k] is None:
+                    first_ok[k] = it
+            if not improved:
+                reason = "stalled"
+                break
+        self._record(gp, ev, it, first_ok, reason, t0, status)
+        return q
+
+    def _line_search(self, gp, ev, q, dq, alpha):
+        s = self.settings
+        model = gp.model
+        full = np.zeros(model.n_dof)
+        for _ in range(s.max_halvings):
+            full[gp.cols] = alpha * dq
+            q_try = np.clip(model.retract(q, full), model.lower, model.upper)
+            new = gp.evaluate(q_try, jac=True)
+            worse = _compare(new, ev, s.tol, gp.active)
+            if worse >= 0:
+                new = self._correct(gp, ev, new, worse)
+            if new is not None:
+                return new, min(1.0, 2 * alpha)
+            alpha *= 0.5
+        return None, alpha
+
+    def _correct(self, gp, ev, new, level):
+        """Newton steps on the levels down to ``level`` (the highest one the trial worsened),
+        while they converge, until the trial is no worse than ``ev``; None if they fail."""
+        s = self.settings
+        model = gp.model
+        full = np.zeros(model.n_dof)
+        for _ in range(s.max_corrections):
+            before = new.measure[level]
+            full[gp.cols] = self._step(gp, new, new.q, upto=level)
+            q_c = np.clip(model.retract(new.q, full), model.lower, model.upper)
+            new = gp.evaluate(q_c, jac=True)
+            worse = _compare(new, ev, s.tol, gp.active)
+            if worse < 0:
+                return new
+            if worse < level or new.measure[level] > 0.5 * before:
+                return None
+            level = worse
+        return None
+
+    def _step(self, gp, ev, q, upto: int) -> np.ndarray:
+        """Prioritized increment over the group's columns, tree limits clamped, step capped."""
+        s = self.settings
+        model = gp.model
+        cols = gp.cols
+        n = len(cols)
+        lo = model.lower[cols] - q[cols]
+        hi = model.upper[cols] - q[cols]
+        levels = [(J, -e) for k, (e, J) in enumerate(ev.levels) if k <= upto and gp.active[k]]
+        free = np.ones(n, bool)
+        fixed = np.zeros(n)
+        limited = np.isfinite(lo).any() or np.isfinite(hi).any()
+        for _ in range(4):
+            if free.all():
+                lv = levels
+            else:
+                lv = [(J[:, free], r - J[:, ~free] @ fixed[~free]) for J, r in levels]
+            part, _ = prioritized_step(lv, int(free.sum()), s.sigma0, s.lambda_max)
+            dq = fixed.copy()
+            dq[free] = part
+            if not limited:
+                break
+            over = free & ((dq > hi) | (dq < lo))
+            if not over.any():
+                break
+            fixed[over] = np.clip(dq[over], lo[over], hi[over])
+            free &= ~over
+            dq = fixed.copy()
+            if not free.any():
+                break
+        big = np.abs(dq).max(initial=0.0)
+        return dq * (s.max_step / big) if big > s.max_step else dq
+
+    def _record(self, gp, ev, it, first_ok, reason, t0, status):
+        ms = (time.perf_counter() - t0) * 1e3
+        status.iterations += it
+        status.converged &= reason == "converged"
+        status.stalled |= reason == "stalled"
+        status.out_of_budget |= reason == "budget"
+        for k, lv in enumerate(status.levels):
+            if not gp.active[k]:
+                continue
+            lv.active = True
+            if k == G.POTENTIAL:
+                lv.error += ev.measure[k]
+            else:
+                lv.error = float(np.hypot(lv.error, ev.measure[k]))
+                ge = ev.goal_err[k]
+                lv.max_goal_error = max(lv.max_goal_error, float(ge.max(initial=0.0)))
+                lv.unmet += [nm for nm, e in zip(ev.names[k], ge) if e > self.settings.tol]
+            lv.satisfied &= ev.satisfied[k]
+            lv.iterations = max(lv.iterations, first_ok[k] if first_ok[k] is not None else it)
+            lv.ms = ms
