@@ -58,6 +58,9 @@ class Batch:
     level = INVARIANT
     names: list[str]
 
+    def refresh(self):
+        """Re-read goal values from the linkage before a solve (most goals have none)."""
+
     def rows(self, state, jac: bool):  # pragma: no cover - interface
         raise NotImplementedError
 
@@ -97,7 +100,7 @@ class _ConfigRows:
         else:
             self.rel = _Relative(model, joints, cols)
 
-    def error(self, state, goal, jac, n_cols):
+    def error(self, state, goal, jac, n_cols, R_goal=None):
         """Errors (g, dof) and, with ``jac``, Jacobian rows (g*dof, n_cols)."""
         d = self.jt.dof
         if self.tree:
@@ -109,7 +112,7 @@ class _ConfigRows:
             J[rows, np.repeat(self.col_idx, d, axis=0).reshape(-1)] = Jt.reshape(-1)
             return e, J
         T_wm, T = self.rel.poses(state)
-        e, D = self.jt.config_error(T, goal, self.rel.pitch)
+        e, D = self.jt.config_error(T, goal, self.rel.pitch, R_goal)
         return e, (self.rel.jacobian(D, T_wm, state) if jac else None)
 
 
@@ -119,10 +122,11 @@ class ConfigBatch(Batch):
     ``goal`` (g, dof) values, ``mask`` (g, dof) selected DoFs, ``weight`` (g,) row scale.
     """
 
-    def __init__(self, level, kind, model, joints, cols, goal, mask, weight=None):
+    def __init__(self, level, kind, model, joints, cols, attr, mask, weight=None):
         self.level = level
         self.cfg = _ConfigRows(model, joints, cols)
-        self.goal = np.asarray(goal, float).reshape(len(joints), -1)
+        self.joints, self.attr = joints, attr
+        self.refresh()
         self.sel = np.asarray(mask, bool).reshape(-1)
         w = np.ones(len(joints)) if weight is None else np.asarray(weight, float)
         self.w = np.repeat(w, joints[0].dof)[self.sel]
@@ -130,8 +134,16 @@ class ConfigBatch(Batch):
         self.goal_of_row = np.repeat(np.arange(len(joints)), joints[0].dof)[self.sel]
         self.n_cols = len(cols)
 
+    def refresh(self):
+        """Re-read the goal values (``joint.<attr>``, e.g. ``target_q``) from the joints."""
+        self.goal = np.stack([getattr(j, self.attr) for j in self.joints])
+        jt = self.cfg.jt
+        self.R_goal = None
+        if jt.rot == "free" and not self.cfg.tree:
+            self.R_goal = se3.so3_exp(self.goal[:, jt.w_idx[0]:jt.w_idx[0] + 3])
+
     def rows(self, state, jac):
-        e, J = self.cfg.error(state, self.goal, jac, self.n_cols)
+        e, J = self.cfg.error(state, self.goal, jac, self.n_cols, self.R_goal)
         e = e.reshape(-1)[self.sel] * self.w
         if J is not None:
             J = J[self.sel] * self.w[:, None]

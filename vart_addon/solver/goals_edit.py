@@ -43,8 +43,9 @@ def unlock_link(lk: Linkage, link: str):
 
 
 def _lock(lk, j, q):
+    was = j.lock_q is not None
     j.lock_q = _current(lk, j) if q is None else V.vec(q, j.dof, f"{j.label()}: lock value")
-    lk.touch_goals()
+    lk.touch_values() if was else lk.touch_goals()
 
 
 def set_target(lk: Linkage, name: str, q, mask=None):
@@ -75,15 +76,17 @@ def _target(lk, j, q, mask):
         raise VartError(f"{j.label()}: target mask needs {j.dof} values, got {m.size}")
     if not m.any():
         raise VartError(f"{j.label()}: target mask selects no degree of freedom")
+    same_goal_set = j.target_q is not None and np.array_equal(j.target_mask, m)
     j.target_q, j.target_mask = qv, m
-    lk.touch_goals()
+    lk.touch_values() if same_goal_set else lk.touch_goals()
 
 
 def set_posture(lk: Linkage, name: str, q=None):
     """Default pose of a joint (its current configuration if ``q`` is None), the lowest level."""
     j = _joint(lk, name)
+    was = j.posture_q is not None
     j.posture_q = _current(lk, j) if q is None else V.vec(q, j.dof, f"{j.label()}: posture")
-    lk.touch_goals()
+    lk.touch_values() if was else lk.touch_goals()
 
 
 def clear_posture(lk: Linkage, name: str):
@@ -124,7 +127,7 @@ def set_q(lk: Linkage, name: str, q):
     if np.any(qv < j.lower) or np.any(qv > j.upper):
         raise VartError(f"{j.label()}: q {qv.tolist()} outside its limits")
     j.q = qv
-    lk.touch_goals()
+    lk.touch_values()
 
 
 def set_link_pose(lk: Linkage, link: str, pose):
@@ -134,7 +137,7 @@ def set_link_pose(lk: Linkage, link: str, pose):
         raise VartError(f"link {link!r} hangs from joint {lk.tree_edge[link].name!r}; "
                         "set a target to move it")
     r.q = _pose_q(V.pose(pose, f"link {link!r}: pose"))
-    lk.touch_goals()
+    lk.touch_values()
 
 
 def set_mimic(lk: Linkage, name: str, leader: str, multiplier: float = 1.0, offset: float = 0.0):

@@ -56,6 +56,8 @@ class JointType:
         s(self, "rot", "z" if self.rz_idx >= 0 else ("free" if self.w_idx else "none"))
         axes = (0, 1) if self.helical else tuple(a for a in range(3) if a not in self.trans_axes)
         s(self, "constrained_axes", axes)
+        s(self, "_ti", np.array(self.trans_idx, dtype=int))
+        s(self, "_ta", np.array(self.trans_axes, dtype=int))
 
     @property
     def n_invariants(self) -> int:
@@ -158,7 +160,8 @@ class JointType:
         return res, (np.concatenate(jac, axis=1) if jac else np.zeros((k, 0, 6)))
 
     # ---- fitted configuration --------------------------------------------------------------
-    def fit(self, T: np.ndarray, pitch: np.ndarray | float = 0.0, jacobian: bool = False):
+    def fit(self, T: np.ndarray, pitch: np.ndarray | float = 0.0, jacobian: bool = False,
+            _free_rot: bool = True):
         """Configuration (k, dof) that best fits relative poses ``T_m_c``.
 
         Translations are the free components of p; a rotation about z is the twist angle of
@@ -170,40 +173,40 @@ class JointType:
         p, R = T[:, :3, 3], T[:, :3, :3]
         q = np.zeros((k, self.dof))
         J = np.zeros((k, self.dof, 6))
-        dp = _dp_dxi(p)
-        for i, a in zip(self.trans_idx, self.trans_axes):
-            q[:, i] = p[:, a]
-            J[:, i] = dp[:, a]
+        if self.trans_idx:
+            ti, ta = self._ti, self._ta
+            q[:, ti] = p[:, ta]
+            J[:, ti, ta] = 1.0  # dp = v + w x p = v - [p]x w
+            J[:, ti, 3:] = -se3.hat(p)[:, ta]
         if self.rot == "z":
             th, dth = _fit_rz(R, p, pitch, self.helical)
             q[:, self.rz_idx] = th
             J[:, self.rz_idx] = dth
-        elif self.rot == "free":
+        elif self.rot == "free" and _free_rot:
             w = se3.so3_log(R)
             q[:, list(self.w_idx)] = w
             J[:, list(self.w_idx), 3:] = se3.so3_left_jacobian_inv(w)
         return (q, J) if jacobian else q
 
-    def config_error(self, T: np.ndarray, q_goal: np.ndarray, pitch=0.0):
+    def config_error(self, T: np.ndarray, q_goal: np.ndarray, pitch=0.0, R_goal=None):
         """Error (k, dof) of relative poses' fitted configuration to ``q_goal``, and d/d xi.
 
         Scalars: ``fit - goal`` (a rotation about z is unwrapped to the turn nearest the goal,
         except for helical joints whose turn is known from p_z). Rotation vectors:
-        ``log(R_goal^T R)``.
+        ``log(R_goal^T R)``; ``R_goal`` may pass ``exp`` of the goal's rotation vector.
         """
-        q, J = self.fit(T, pitch, jacobian=True)
+        q, J = self.fit(T, pitch, jacobian=True, _free_rot=False)
         q_goal = _as_batch(q_goal, self.dof)
         e = q - q_goal
         if self.rot == "z" and not self.helical:
             i = self.rz_idx
             e[:, i] -= TWO_PI * np.round(e[:, i] / TWO_PI)
         if self.rot == "free":
-            w = list(self.w_idx)
-            Rg = se3.so3_exp(q_goal[:, w])
+            w = slice(self.w_idx[0], self.w_idx[0] + 3)
+            Rg = se3.so3_exp(q_goal[:, w]) if R_goal is None else R_goal
             R = _as_pose_batch(T)[:, :3, :3]
             ew = se3.so3_log(np.swapaxes(Rg, -1, -2) @ R)
             e[:, w] = ew
-            J[:, w, :3] = 0.0
             J[:, w, 3:] = se3.so3_right_jacobian_inv(ew) @ np.swapaxes(R, -1, -2)
         return e, J
 
@@ -227,9 +230,9 @@ class JointType:
 
 def _as_batch(q, dof: int) -> np.ndarray:
     q = np.array(q, dtype=float)
-    if q.ndim == 2 or dof:
-        return q.reshape(-1, dof)
-    return q.reshape(1, 0)
+    if q.ndim == 2:
+        return q
+    return q.reshape(-1, dof) if dof else q.reshape(1, 0)
 
 
 def _as_pose_batch(T) -> np.ndarray:

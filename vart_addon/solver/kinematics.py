@@ -24,6 +24,7 @@ class _Batch:
 
     def __init__(self, jtype, joints, link_idx, parent_idx, q_idx):
         self.jtype = jtype
+        self.kind = jtype.name
         self.joints = joints
         self.link_idx = np.asarray(link_idx, dtype=int)  # link whose tree edge it is
         self.jparent_idx = np.asarray(parent_idx, dtype=int)  # the joint's own parent link
@@ -134,8 +135,17 @@ class TreeModel:
                 L[b.link_idx] = b.constant
                 motions.append(None)
                 continue
-            M = b.jtype.motion(q[b.q_idx], b.pitch)
-            X = b.Fp @ M @ b.Fc_inv
+            if b.kind == "revolute":  # Fp @ Rz(q): mix Fp's x and y columns; no motion needed
+                th = q[b.q_idx[:, 0]]
+                c, s = np.cos(th)[:, None], np.sin(th)[:, None]
+                FpM = b.Fp.copy()
+                FpM[:, :3, 0] = b.Fp[:, :3, 0] * c + b.Fp[:, :3, 1] * s
+                FpM[:, :3, 1] = b.Fp[:, :3, 1] * c - b.Fp[:, :3, 0] * s
+                M = None
+                X = FpM @ b.Fc_inv
+            else:
+                M = b.jtype.motion(q[b.q_idx], b.pitch)
+                X = b.Fp @ M @ b.Fc_inv
             if b.any_backward:
                 X[b.backward] = se3.inverse(X[b.backward])
             L[b.link_idx] = X
@@ -150,10 +160,19 @@ class TreeModel:
         """World spatial twists S (6, n_dof) of the tree DoF at the configuration of ``fk``."""
         S = np.zeros((6, self.n_dof))
         for b, M in zip(self.batches, motions):
-            if M is None:
+            if b.constant is not None:
+                continue
+            T_wm = T_world[b.jparent_idx] @ b.Fp
+            if b.kind in ("revolute", "prismatic"):  # constant subspace along the mobility z
+                z = T_wm[:, :3, 2]
+                cols = b.q_idx[:, 0]
+                if b.kind == "revolute":
+                    S[:3, cols] = np.cross(T_wm[:, :3, 3], z).T
+                    S[3:, cols] = z.T
+                else:
+                    S[:3, cols] = z.T
                 continue
             S_mob = b.jtype.subspace(q[b.q_idx], b.pitch, T=M)  # (k, 6, dof)
-            T_wm = T_world[b.jparent_idx] @ b.Fp
             S_w = se3.adjoint(T_wm) @ S_mob  # child relative to parent; anc_sign has the direction
             S[:, b.q_idx.reshape(-1)] = S_w.transpose(1, 0, 2).reshape(6, -1)
         return S

@@ -108,6 +108,7 @@ class Linkage:
         self.gravity: np.ndarray | None = None
         self.topology_version = 0
         self.goals_version = 0
+        self.values_version = 0
         self._model = None
         self._model_version = -1
 
@@ -191,6 +192,11 @@ class Linkage:
         self.goals_version += 1
 
     def touch_goals(self):
+        """The set of goals changed (one added or removed): solve groups must be re-analysed."""
         self.goals_version += 1
+
+    def touch_values(self):
+        """Only goal values or tree q changed: the analysis stays valid (solvers re-read values)."""
+        self.values_version += 1
 
     # Mutations are attached from .editing at import time (see the bottom of editing.py).

@@ -50,12 +50,18 @@ def _coeffs(theta: np.ndarray, exact, taylor) -> np.ndarray:
     return np.where(small, taylor(theta * theta), exact(safe))
 
 
+def _one_minus_cos_over_t2(t):
+    # (1 - cos t) / t^2 written as 2 sin^2(t/2) / t^2: no cancellation for small t.
+    h = np.sin(0.5 * t) / t
+    return 2 * h * h
+
+
 def so3_exp(w: np.ndarray) -> np.ndarray:
     """Rotation matrices ``exp([w]x)`` of rotation vectors ``w`` (..., 3) -> (..., 3, 3)."""
     w = np.asarray(w, dtype=float)
     th = _angle(w)
     a = _coeffs(th, lambda t: np.sin(t) / t, lambda t2: 1 - t2 / 6 + t2 * t2 / 120)
-    b = _coeffs(th, lambda t: (1 - np.cos(t)) / (t * t), lambda t2: 0.5 - t2 / 24 + t2 * t2 / 720)
+    b = _coeffs(th, _one_minus_cos_over_t2, lambda t2: 0.5 - t2 / 24 + t2 * t2 / 720)
     K = hat(w)
     return np.eye(3) + a[..., None, None] * K + b[..., None, None] * (K @ K)
 
@@ -83,22 +89,34 @@ def rot_to_quat(R: np.ndarray) -> np.ndarray:
 
 
 def so3_log(R: np.ndarray) -> np.ndarray:
-    """Rotation vectors (..., 3) of rotation matrices, with angle in [0, pi]."""
-    q = rot_to_quat(R)
-    w, v = q[..., 0], q[..., 1:]
-    n = _angle(v)
-    small = n < _SMALL
-    ws = np.where(small, w, 1.0)
-    factor = np.where(small, (2.0 / ws) * (1 - n * n / (3 * ws * ws)),
-                      2 * np.arctan2(n, w) / np.where(small, 1.0, n))
-    return factor[..., None] * v
+    """Rotation vectors (..., 3) of rotation matrices, with angle in [0, pi].
+
+    The angle is ``atan2(|v|, cos)`` from the antisymmetric part ``v`` and the trace, accurate
+    near 0; within ~2.6 degrees of pi, where ``v`` loses its direction, the quaternion
+    (Shepperd) route is used instead.
+    """
+    R = np.asarray(R, dtype=float)
+    v = 0.5 * np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0],
+                        R[..., 1, 0] - R[..., 0, 1]], axis=-1)
+    c = 0.5 * (R[..., 0, 0] + R[..., 1, 1] + R[..., 2, 2] - 1.0)
+    s = _angle(v)
+    th = np.arctan2(s, c)
+    factor = _coeffs(th, lambda t: t / np.sin(t), lambda t2: 1 + t2 / 6 + 7 * t2 * t2 / 360)
+    out = factor[..., None] * v
+    near_pi = c < -0.999
+    if np.any(near_pi):
+        q = rot_to_quat(R[near_pi])
+        w, u = q[..., 0], q[..., 1:]
+        n = _angle(u)
+        out[near_pi] = (2 * np.arctan2(n, w) / n)[..., None] * u
+    return out
 
 
 def so3_left_jacobian(w: np.ndarray) -> np.ndarray:
     """Left Jacobian ``J_l(w)``: ``exp(w + dw) ~= exp(J_l(w) dw) exp(w)``."""
     w = np.asarray(w, dtype=float)
     th = _angle(w)
-    b = _coeffs(th, lambda t: (1 - np.cos(t)) / (t * t), lambda t2: 0.5 - t2 / 24 + t2 * t2 / 720)
+    b = _coeffs(th, _one_minus_cos_over_t2, lambda t2: 0.5 - t2 / 24 + t2 * t2 / 720)
     c = _coeffs(th, lambda t: (t - np.sin(t)) / t ** 3, lambda t2: 1 / 6 - t2 / 120 + t2 * t2 / 5040)
     K = hat(w)
     return np.eye(3) + b[..., None, None] * K + c[..., None, None] * (K @ K)
@@ -108,7 +126,7 @@ def so3_left_jacobian_inv(w: np.ndarray) -> np.ndarray:
     """Inverse left Jacobian: ``log(exp(dw) exp(w)) ~= w + J_l^-1(w) dw``. Finite up to angle pi."""
     w = np.asarray(w, dtype=float)
     th = _angle(w)
-    d = _coeffs(th, lambda t: (1 - t * np.sin(t) / (2 * (1 - np.cos(t)))) / (t * t),
+    d = _coeffs(th, lambda t: (1 - 0.5 * t / np.tan(0.5 * t)) / (t * t),
                 lambda t2: 1 / 12 + t2 / 720 + t2 * t2 / 30240)
     K = hat(w)
     return np.eye(3) - 0.5 * K + d[..., None, None] * (K @ K)

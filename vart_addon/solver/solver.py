@@ -73,7 +73,9 @@ class SolveStatus:
 
 
 class _Eval:
-    __slots__ = ("q", "levels", "measure", "goal_err", "names", "satisfied")
+    """One evaluation: per-batch rows, per-level (e, J), measures, goal errors, satisfied."""
+
+    __slots__ = ("q", "rows", "levels", "measure", "goal_err", "satisfied", "state")
 
 
 class GroupProblem:
@@ -83,42 +85,67 @@ class GroupProblem:
         self.model, self.spec, self.tol = model, spec, tol
         self.cols = spec.cols
         self.active = [bool(b) for b in spec.levels]
+        self.batches = [b for lv in spec.levels for b in lv]
+        self.level_slices = []
+        i = 0
+        for lv in spec.levels:
+            self.level_slices.append(slice(i, i + len(lv)))
+            i += len(lv)
+        self.names = [[nm for b in lv for nm in b.names] for lv in spec.levels]
+        self._empty = (np.zeros(0), np.zeros((0, len(self.cols))))
+        self.last: _Eval | None = None
+        self.value_batches = frozenset(i for i, b in enumerate(self.batches)
+                                       if isinstance(b, G.ConfigBatch))
 
-    def evaluate(self, q: np.ndarray, jac: bool) -> _Eval:
+    def evaluate(self, q: np.ndarray, jac: bool, reuse: _Eval | None = None,
+                 dirty: frozenset = frozenset()) -> _Eval:
+        """Rows of every goal at ``q``. With ``reuse`` (an evaluation at the same q, with
+        Jacobians), only the batches in ``dirty`` (goal values changed) are recomputed."""
         m = self.model
-        if jac:
-            T, motions = m.fk(q, with_motion=True)
-            S = m.twists(T, q, motions)[:, self.cols]
-        else:
-            T, S = m.fk(q), None
-        st = G.State(q, T, S)
-        ev = _Eval()
-        ev.q, ev.levels, ev.measure, ev.goal_err, ev.names, ev.satisfied = q, [], [], [], [], []
-        for k, batches in enumerate(self.spec.levels):
-            es, Js, gerr, names = [], [], [], []
-            energy = 0.0
-            for b in batches:
-                e, J, goal = b.rows(st, jac)
-                es.append(e)
-                Js.append(J)
-                if k == G.POTENTIAL:
-                    energy += b.energy(st) if isinstance(b, G.GravityBatch) else \
-                        0.5 * float(e @ e) / self.spec.tau
-                else:
-                    gerr.append(np.sqrt(np.bincount(goal, e * e, minlength=len(b.names))))
-                    names.extend(b.names)
-            e = np.concatenate(es) if es else np.zeros(0)
-            J = (np.concatenate(Js) if Js else np.zeros((0, len(self.cols)))) if jac else None
-            ev.levels.append((e, J))
-            ge = np.concatenate(gerr) if gerr else np.zeros(0)
-            ev.goal_err.append(ge)
-            ev.names.append(names)
-            if k == G.POTENTIAL:
-                ev.measure.append(energy)
-                ev.satisfied.append(not batches)
+        if reuse is None:
+            if jac:
+                T, motions = m.fk(q, with_motion=True)
+                S = m.twists(T, q, motions)[:, self.cols]
             else:
-                ev.measure.append(float(np.sqrt(e @ e)))
-                ev.satisfied.append(bool(np.all(ge <= self.tol)))
+                T, S = m.fk(q), None
+            st = G.State(q, T, S)
+            rows = [b.rows(st, jac) for b in self.batches]
+        else:
+            st = reuse.state
+            rows = [b.rows(st, True) if i in dirty else reuse.rows[i]
+                    for i, b in enumerate(self.batches)]
+        ev = _Eval()
+        ev.q, ev.rows = q, rows
+        ev.levels, ev.measure, ev.goal_err, ev.satisfied = [], [], [], []
+        for k, sl in enumerate(self.level_slices):
+            part = rows[sl]
+            if not part:
+                ev.levels.append(self._empty if jac else (self._empty[0], None))
+                ev.measure.append(0.0)
+                ev.goal_err.append(self._empty[0])
+                ev.satisfied.append(True)
+                continue
+            if len(part) == 1:
+                e, J = part[0][0], part[0][1]
+            else:
+                e = np.concatenate([r[0] for r in part])
+                J = np.concatenate([r[1] for r in part]) if jac else None
+            ev.levels.append((e, J))
+            if k == G.POTENTIAL:
+                energy = 0.0
+                for b, r in zip(self.batches[sl], part):
+                    energy += b.energy(st) if isinstance(b, G.GravityBatch) else \
+                        0.5 * float(r[0] @ r[0]) / self.spec.tau
+                ev.measure.append(energy)
+                ev.goal_err.append(self._empty[0])
+                ev.satisfied.append(False)
+                continue
+            ge = np.concatenate([np.sqrt(np.bincount(r[2], r[0] * r[0], minlength=len(b.names)))
+                                 for b, r in zip(self.batches[sl], part)])
+            ev.goal_err.append(ge)
+            ev.measure.append(float(np.sqrt(e @ e)))
+            ev.satisfied.append(bool(ge.max(initial=0.0) <= self.tol))
+        ev.state = st if jac else None
         return ev
 
 
@@ -177,6 +204,8 @@ class Solver:
         status = SolveStatus(levels=[LevelStatus(n) for n in G.LEVEL_NAMES], groups=len(groups),
                              stuck=list(self._stuck))
         for gp in groups:
+            for b in gp.spec.batches:
+                b.refresh()
             q = self._solve_group(gp, q, budget_it, budget_ms, t0, status)
         model.q_to_joints(q)
         status.ms = (time.perf_counter() - t0) * 1e3
@@ -186,8 +215,11 @@ class Solver:
     # ---- one group ----------------------------------------------------------------------
     def _solve_group(self, gp, q, budget_it, budget_ms, t0, status):
         s = self.settings
-        model = gp.model
-        ev = gp.evaluate(q, jac=True)
+        last = gp.last
+        if last is not None and np.array_equal(last.q, q):  # warm: only goal values changed
+            ev = gp.evaluate(q, jac=True, reuse=last, dirty=gp.value_batches)
+        else:
+            ev = gp.evaluate(q, jac=True)
         alpha = 1.0
         it = 0
         first_ok = [0 if ok else None for ok in ev.satisfied]
@@ -215,6 +247,7 @@ class Solver:
                 reason = "stalled"
                 break
         self._record(gp, ev, it, first_ok, reason, t0, status)
+        gp.last = ev
         return q
 
     def _line_search(self, gp, ev, q, dq, alpha):
@@ -301,7 +334,7 @@ class Solver:
                 lv.error = float(np.hypot(lv.error, ev.measure[k]))
                 ge = ev.goal_err[k]
                 lv.max_goal_error = max(lv.max_goal_error, float(ge.max(initial=0.0)))
-                lv.unmet += [nm for nm, e in zip(ev.names[k], ge) if e > self.settings.tol]
+                lv.unmet += [nm for nm, e in zip(gp.names[k], ge) if e > self.settings.tol]
             lv.satisfied &= ev.satisfied[k]
             lv.iterations = max(lv.iterations, first_ok[k] if first_ok[k] is not None else it)
             lv.ms = ms

@@ -141,16 +141,16 @@ def _batches(model, group, cols, gravity, tau):
             out.append(G.LimitBatch(model, js, cols))
         elif kind == "lock":
             out.append(G.ConfigBatch(G.LOCK, "lock", model, js, cols,
-                                     [j.lock_q for j in js], np.ones((len(js), js[0].dof))))
+                                     "lock_q", np.ones((len(js), js[0].dof))))
         elif kind == "target":
             out.append(G.ConfigBatch(G.TARGET, "target", model, js, cols,
-                                     [j.target_q for j in js], [j.target_mask for j in js]))
+                                     "target_q", [j.target_mask for j in js]))
         elif kind == "posture":
             out.append(G.ConfigBatch(G.POSTURE, "posture", model, js, cols,
-                                     [j.posture_q for j in js], np.ones((len(js), js[0].dof))))
+                                     "posture_q", np.ones((len(js), js[0].dof))))
         elif kind == "spring":
             w = np.sqrt(tau * np.array([j.stiffness for j in js]))
-            b = G.ConfigBatch(G.POTENTIAL, "spring", model, js, cols, [j.rest_q for j in js],
+            b = G.ConfigBatch(G.POTENTIAL, "spring", model, js, cols, "rest_q",
                               np.ones((len(js), 1)), weight=w)
             out.append(b)
         elif kind == "mimic":
