@@ -283,7 +283,8 @@ def _swing(R: np.ndarray):
     a2 = ang * ang
     s_safe = np.where(s > 1e-300, s, 1.0)
     phi = np.where(small, 1 + a2 / 6 + 7 * a2 * a2 / 360, ang / s_safe)
-    dphi = np.where(small, ang / 3 + 7 * ang * a2 / 90, (s - ang * ez) / (s_safe * s_safe))
+    dphi = np.where(small, ang / 3 + 7 * ang * a2 / 90,
+                    (s - ang * ez) / np.where(small, 1.0, s_safe * s_safe))
     w = np.stack([-ey, ex], axis=1)
     flip = (s <= 1e-300) & (ez < 0)
     r = phi[:, None] * w

@@ -94,8 +94,37 @@ class GroupProblem:
         self.names = [[nm for b in lv for nm in b.names] for lv in spec.levels]
         self._empty = (np.zeros(0), np.zeros((0, len(self.cols))))
         self.last: _Eval | None = None
+        self.potential_scale = 1.0  # adaptive multiplier of tau (see potential_rows)
         self.value_batches = frozenset(i for i, b in enumerate(self.batches)
                                        if isinstance(b, G.ConfigBatch))
+
+    def potential_rows(self, ev: "_Eval"):
+        """The potential level's (J, rhs) with tau scaled by ``potential_scale``: gravity
+        pushes scale by it, spring rows (error and Jacobian) by its square root, so the
+        normal equations stay proportional to the potential's gradient."""
+        g = self.potential_scale
+        Js, rs = [], []
+        for b, (e, J, _) in zip(self.batches[self.level_slices[G.POTENTIAL]],
+                                ev.rows[self.level_slices[G.POTENTIAL]]):
+            if isinstance(b, G.GravityBatch):
+                Js.append(J)
+                rs.append(-g * e)
+            else:
+                Js.append(np.sqrt(g) * J)
+                rs.append(-np.sqrt(g) * e)
+        return np.concatenate(Js), np.concatenate(rs)
+
+    def rescale_potential(self, old: "_Eval", new: "_Eval", step: np.ndarray, shrink: float):
+        """Potential rows have no natural scale: fit a parabola to the energy along the step
+        just taken (value before and after, slope ``grad U . step`` with ``J^T e = tau grad
+        U``) and scale tau toward the parabola's minimum, i.e. toward a Newton-sized step.
+        ``shrink`` is how much the step taken was shortened (line search, step cap)."""
+        e, J = old.levels[G.POTENTIAL]
+        slope = float((J.T @ e) @ step) / self.spec.tau
+        curv = new.measure[G.POTENTIAL] - old.measure[G.POTENTIAL] - slope
+        if slope < 0 and curv > 0:
+            factor = min(max(-slope / (2 * curv) * shrink, 0.1), 10.0)
+            self.potential_scale = min(max(self.potential_scale * factor, 1e-6), 1e6)
 
     def evaluate(self, q: np.ndarray, jac: bool, reuse: _Eval | None = None,
                  dirty: frozenset = frozenset()) -> _Eval:
@@ -147,6 +176,9 @@ class GroupProblem:
             ev.satisfied.append(bool(ge.max(initial=0.0) <= self.tol))
         ev.state = st if jac else None
         return ev
+
+
+_SOFT = (G.POTENTIAL, G.POSTURE)  # levels that need not reach zero
 
 
 def _compare(new: _Eval, old: _Eval, tol: float, active) -> int:
@@ -233,10 +265,17 @@ class Solver:
                 break
             it += 1
             dq = self._step(gp, ev, q, upto=5)
-            new, alpha = self._line_search(gp, ev, q, dq, alpha)
+            if np.abs(dq).max(initial=0.0) < s.tol and all(
+                    ok for k, ok in enumerate(ev.satisfied) if k not in _SOFT):
+                reason = "converged"  # only potential/posture left, and they ask for no motion
+                break
+            new, alpha_used = self._line_search(gp, ev, q, dq, alpha)
             if new is None:
                 reason = "stalled"
                 break
+            if gp.active[G.POTENTIAL]:
+                gp.rescale_potential(ev, new, alpha_used * dq, alpha_used * self._cap)
+            alpha = min(1.0, 2 * alpha_used)
             improved = any(not ev.satisfied[k] and ev.measure[k] - new.measure[k] > s.stall_tol
                            for k in range(6) if gp.active[k])
             q, ev = new.q, new
@@ -259,10 +298,12 @@ class Solver:
             q_try = np.clip(model.retract(q, full), model.lower, model.upper)
             new = gp.evaluate(q_try, jac=True)
             worse = _compare(new, ev, s.tol, gp.active)
-            if worse >= 0:
+            if worse == G.POTENTIAL:  # overshot the energy minimum: a shorter step, no Newton fix
+                new = None
+            elif worse >= 0:
                 new = self._correct(gp, ev, new, worse)
             if new is not None:
-                return new, min(1.0, 2 * alpha)
+                return new, alpha
             alpha *= 0.5
         return None, alpha
 
@@ -293,7 +334,8 @@ class Solver:
         n = len(cols)
         lo = model.lower[cols] - q[cols]
         hi = model.upper[cols] - q[cols]
-        levels = [(J, -e) for k, (e, J) in enumerate(ev.levels) if k <= upto and gp.active[k]]
+        levels = [gp.potential_rows(ev) if k == G.POTENTIAL else (J, -e)
+                  for k, (e, J) in enumerate(ev.levels) if k <= upto and gp.active[k]]
         free = np.ones(n, bool)
         fixed = np.zeros(n)
         limited = np.isfinite(lo).any() or np.isfinite(hi).any()
@@ -316,7 +358,8 @@ class Solver:
             if not free.any():
                 break
         big = np.abs(dq).max(initial=0.0)
-        return dq * (s.max_step / big) if big > s.max_step else dq
+        self._cap = s.max_step / big if big > s.max_step else 1.0
+        return dq * self._cap
 
     def _record(self, gp, ev, it, first_ok, reason, t0, status):
         ms = (time.perf_counter() - t0) * 1e3
