@@ -41,12 +41,13 @@ build: $(STAMP)
 	$(BLENDER_EXT) build --source-dir . --output-dir dist
 	@for zip in dist/*.zip; do $(BLENDER_EXT) validate "$$zip" || exit 1; done
 
+# The closed-chain drag benchmark of ../shared/bench (bench/run.py --help for options):
+# one table row per problem with the ratio to the best peer of PEERS.md.
 bench: $(STAMP)
-	@test -f bench/run.py || { echo "error: bench/run.py does not exist yet" >&2; exit 1; }
 	$(PY) bench/run.py
 
+# Until the Blender demo exists: the hexapod drag (P1) and its figures.
 demo: $(STAMP)
-	@test -f bench/run.py || { echo "error: bench/run.py does not exist yet" >&2; exit 1; }
 	$(PY) bench/run.py --problem P1_hexapod
 
 # Removes build and test output; keeps $(VENV) (delete it by hand to rebuild).

@@ -140,7 +140,8 @@ def remove_joint(lk: Linkage, name: str):
 def set_joint_type(lk: Linkage, name: str, jtype: str):
     """Change a joint's type; its configuration is refitted from the current relative pose.
 
-    Goals whose size no longer matches (lock, target, posture, rest, limits) are cleared.
+    Goals whose layout no longer matches (lock, target, posture, rest) are cleared; limits
+    are reset.
     A tree joint whose new type cannot reach the current pose snaps its child side onto it.
     """
     j = lk.joint(name)
@@ -149,7 +150,7 @@ def set_joint_type(lk: Linkage, name: str, jtype: str):
         raise VartError(f"joint {name!r}: a mimic joint must keep one degree of freedom")
     poses = lk.poses()
     T = lk.relative_pose(j, poses)
-    if jt.dof != j.dof:
+    if jt.layout != j.jtype.layout:  # same size is not enough: (wx, wy, wz) is not (tx, ty, rz)
         j.lock_q = j.target_q = j.target_mask = j.posture_q = j.rest_q = None
         j.stiffness = 0.0
     j.jtype = jt
@@ -215,7 +216,8 @@ def make_root_tree(lk: Linkage, link: str):
     if r is lk.tree_edge[link]:
         return
     poses = lk.poses()
-    _make_tree(lk, r, poses)
+    lk.tree_edge[link].tree_dir = 0
+    _set_root_edge(lk, link, poses)  # the root joint's q must be the link's current pose
     lk.touch_topology()
 
 
@@ -237,7 +239,12 @@ def make_ground_link(lk: Linkage, link: str):
     lk.link(link)
     if lk.tree_edge[link].is_root:
         return
-    poses = lk.poses()
+    _ground(lk, link, lk.poses())
+    lk.touch_topology()
+
+
+def _ground(lk, link, poses):
+    """make_ground_link's surgery, with the world poses taken before any change."""
     path = []  # (link, its edge) from `link` up to the grounded link
     cur = link
     while cur is not None:
@@ -252,7 +259,6 @@ def make_ground_link(lk: Linkage, link: str):
     root.q = _root_q(poses[link])
     root.tree_dir = 1
     lk.tree_edge[link] = root
-    lk.touch_topology()
 
 
 def invert_joint(lk: Linkage, name: str):
@@ -281,11 +287,16 @@ def invert_joint(lk: Linkage, name: str):
     if j.dof and j.jtype.rot != "free":
         j.lower, j.upper = -hi, -lo  # scalar inverses negate (exact for 1-DoF; see notes)
     for attr in ("lock_q", "target_q", "posture_q", "rest_q"):
-        if getattr(j, attr) is not None:
-            setattr(j, attr, fitted.copy())
+        goal = getattr(j, attr)
+        if goal is not None:  # the goal configuration of the inverse motion
+            inv = j.jtype.fit(se3.inverse(j.jtype.motion(goal, j.pitch)), j.pitch)[0]
+            if j.jtype.rz_idx >= 0:  # a rotation about z inverts to minus itself, turns kept
+                inv[j.jtype.rz_idx] = -goal[j.jtype.rz_idx]
+            setattr(j, attr, inv)
     if was_tree:
         j.tree_dir = -j.tree_dir
-        make_ground_link(lk, j.parent)
+        # Not make_ground_link: lk.poses() would now mix the edited joint with the cached model.
+        _ground(lk, j.parent, poses)
     lk.touch_topology()
 
 
@@ -342,8 +353,16 @@ def merge_joint(lk: Linkage, name: str):
     j = lk.joint(name)
     if j.mimic or any(o.mimic and o.mimic[0] == name for o in lk.joints.values()):
         raise VartError(f"joint {name!r}: remove its mimic coupling before merging it")
-    poses = lk.poses()
     P, C = j.parent, j.child
+    for o in lk.joints_of(C):  # check everything before changing anything
+        if o is j:
+            continue
+        if o.child == C and P is None:
+            raise VartError(f"joint {o.name!r} has link {C!r} as child; it cannot be "
+                            "merged into the ground")
+        if (P if o.parent == C else o.parent) == (P if o.child == C else o.child):
+            raise VartError(f"merging {name!r} would make joint {o.name!r} connect a link to itself")
+    poses = lk.poses()
     T_P = np.eye(4) if P is None else poses[P]
     T_PC = se3.inverse(T_P) @ poses[C]
     del lk.joints[name]
@@ -351,9 +370,6 @@ def merge_joint(lk: Linkage, name: str):
         if o.parent == C:
             o.parent, o.T_parent_mob = P, T_PC @ o.T_parent_mob
         if o.child == C:
-            if P is None:
-                raise VartError(f"joint {o.name!r} has link {C!r} as child; it cannot be "
-                                "merged into the ground")
             o.child, o.T_child_frame = P, T_PC @ o.T_child_frame
     if P is not None:
         a, b = lk.links[P], lk.links[C]
@@ -362,9 +378,6 @@ def merge_joint(lk: Linkage, name: str):
             com_b = T_PC[:3, :3] @ b.com + T_PC[:3, 3]
             a.com = (a.mass * a.com + b.mass * com_b) / m
         a.mass = m
-    for o in list(lk.joints.values()):
-        if o.parent == o.child:
-            raise VartError(f"merging {name!r} would make joint {o.name!r} connect a link to itself")
     del lk.links[C], lk.roots[C], lk.tree_edge[C]
     _rebuild_tree(lk, poses)
 
@@ -424,16 +437,20 @@ def _rebuild_tree(lk, poses):
     Walks from the ground along root joints and tree-flagged joints; a flagged joint that would
     close a cycle becomes a closure; a link not reached hangs from its root joint at its pose.
     """
-    incident: dict[str, list[Joint]] = {n: [] for n in lk.links}
+    incident: dict[str | None, list[Joint]] = {n: [] for n in lk.links}
+    incident[None] = []
     for j in lk.joints.values():
         if j.is_tree:
             for end in (j.parent, j.child):
-                if end is not None:
-                    incident[end].append(j)
-    seen: set[str] = set()
+                incident[end].append(j)
+    seen: set = set()
     stack = [n for n in lk.links if lk.roots[n].is_tree]
     for n in stack:
         lk.tree_edge[n] = lk.roots[n]
+    # `reached`: links that already have their tree edge (a link is reached when its edge is
+    # chosen, before it is visited, so a second flagged joint to it becomes a closure).
+    reached: set = set(stack) | {None}
+    stack.append(None)  # the ground first: tree joints from the ground keep carrying their links
     pending = list(lk.links)
     used: set[int] = set()
     while True:
@@ -447,16 +464,18 @@ def _rebuild_tree(lk, poses):
                     continue
                 other = j.child if j.parent == cur else j.parent
                 used.add(id(j))
-                if other is None or other in seen or lk.roots[other].is_tree:
+                if other in reached:
                     j.tree_dir = 0
                     continue
                 j.tree_dir = 1 if j.child == other else -1
                 lk.tree_edge[other] = j
+                reached.add(other)
                 stack.append(other)
         rest = [n for n in pending if n not in seen]
         if not rest:
             break
         _set_root_edge(lk, rest[0], poses)
+        reached.add(rest[0])
         stack.append(rest[0])
     for j in lk.joints.values():
         if j.is_tree and id(j) not in used:

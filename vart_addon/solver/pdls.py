@@ -34,8 +34,14 @@ def _damping(smin2: float, sigma0: float, lambda_max: float) -> float:
     return 0.0 if smin2 >= s0 else lambda_max * lambda_max * (1.0 - smin2 / s0)
 
 
-def _gram_inverse(Jt: np.ndarray, sigma0: float, lambda_max: float):
-    """``(Jt Jt^T + lambda^2 I)^-1`` (pseudo-inverse on the range), sigma_min, lambda^2."""
+def _gram_inverses(Jt: np.ndarray, sigma0: float, lambda_max: float, extra: float = 0.0):
+    """Inverses of the Gram matrix ``G = Jt Jt^T`` for the step and for the projector.
+
+    Both carry the singularity damping lambda^2 (pseudo-inverse on the range); the step's
+    also carries ``extra`` (Levenberg-Marquardt). The projector's must not: a damped
+    projector would let lower levels leak into this one. Returns (step, projector, sigma_min^2,
+    lambda^2).
+    """
     G = Jt @ Jt.T
     m = G.shape[0]
     if m <= _EIGH_MAX_ROWS:
@@ -43,10 +49,14 @@ def _gram_inverse(Jt: np.ndarray, sigma0: float, lambda_max: float):
         pos = w > max(w[-1] * 1e-13, 1e-30)
         smin2 = float(w[pos][0]) if pos.any() else 0.0
         lam2 = _damping(smin2, sigma0, lambda_max)
-        inv_w = np.where(pos, 1.0 / np.where(pos, w + lam2, 1.0), 0.0)
-        return (U * inv_w) @ U.T, smin2, lam2
+
+        def inv(d):
+            return (U * np.where(pos, 1.0 / np.where(pos, w + d, 1.0), 0.0)) @ U.T
+        proj = inv(lam2)
+        return (inv(lam2 + extra) if extra else proj), proj, smin2, lam2
     eps = 1e-13 * max(np.trace(G) / m, 1e-30)
-    Ginv = np.linalg.inv(G + eps * np.eye(m))
+    eye = np.eye(m)
+    Ginv = np.linalg.inv(G + eps * eye)
     v = np.full(m, 1.0 / np.sqrt(m))
     for _ in range(12):  # power iteration: largest eigenvalue of Ginv = 1 / sigma_min^2
         v = Ginv @ v
@@ -54,19 +64,22 @@ def _gram_inverse(Jt: np.ndarray, sigma0: float, lambda_max: float):
     smin2 = max(1.0 / float(v @ Ginv @ v) - eps, 0.0)
     lam2 = _damping(smin2, sigma0, lambda_max)
     if lam2 > eps:
-        Ginv = np.linalg.inv(G + lam2 * np.eye(m))
-    return Ginv, smin2, lam2
+        Ginv = np.linalg.inv(G + lam2 * eye)
+    return (np.linalg.inv(G + (lam2 + extra) * eye) if extra else Ginv), Ginv, smin2, lam2
 
 
-def prioritized_step(levels, n: int, sigma0: float = 1e-3, lambda_max: float = 0.05):
+def prioritized_step(levels, n: int, sigma0: float = 1e-3, lambda_max: float = 0.05,
+                     extra=None):
     """Increment ``dq`` (n,) for ``levels`` = [(J (m, n), rhs (m,)), ...], highest first.
+
+    ``extra`` optionally adds a damping lambda^2 per level (Levenberg-Marquardt style).
 
     Returns ``(dq, infos)`` with one :class:`LevelInfo` per level (None for an empty level).
     """
     dq = np.zeros(n)
     basis: list[tuple[np.ndarray, np.ndarray]] = []
     infos = []
-    for J, rhs in levels:
+    for i, (J, rhs) in enumerate(levels):
         if J.shape[0] == 0:
             infos.append(None)
             continue
@@ -81,8 +94,9 @@ def prioritized_step(levels, n: int, sigma0: float = 1e-3, lambda_max: float = 0
         r = rhs - J @ dq
         if not keep.all():
             Jt, r = Jt[keep], r[keep]
-        Ginv, smin2, lam2 = _gram_inverse(Jt, sigma0, lambda_max)
-        dq = dq + Jt.T @ (Ginv @ r)
-        basis.append((Jt, Ginv))
+        Gstep, Gproj, smin2, lam2 = _gram_inverses(Jt, sigma0, lambda_max,
+                                                   extra[i] if extra is not None else 0.0)
+        dq = dq + Jt.T @ (Gstep @ r)
+        basis.append((Jt, Gproj))
         infos.append(LevelInfo(np.sqrt(smin2), lam2))
     return dq, infos

@@ -46,6 +46,10 @@ def _angle(w: np.ndarray) -> np.ndarray:
 def _coeffs(theta: np.ndarray, exact, taylor) -> np.ndarray:
     """Evaluate ``exact(theta)`` where theta is large and ``taylor(theta**2)`` where small."""
     small = theta < _SMALL
+    if not small.any():
+        return exact(theta)
+    if small.all():
+        return taylor(theta * theta)
     safe = np.where(small, 1.0, theta)
     return np.where(small, taylor(theta * theta), exact(safe))
 

@@ -95,6 +95,7 @@ class GroupProblem:
         self._empty = (np.zeros(0), np.zeros((0, len(self.cols))))
         self.last: _Eval | None = None
         self.potential_scale = 1.0  # adaptive multiplier of tau (see potential_rows)
+        self.mu = np.zeros(6)  # Levenberg-Marquardt damping per level (adapted by gain ratio)
         self.value_batches = frozenset(i for i, b in enumerate(self.batches)
                                        if isinstance(b, G.ConfigBatch))
 
@@ -113,6 +114,25 @@ class GroupProblem:
                 Js.append(np.sqrt(g) * J)
                 rs.append(-np.sqrt(g) * e)
         return np.concatenate(Js), np.concatenate(rs)
+
+    def raise_damping(self, ev: "_Eval", level: int, factor: float):
+        """Levenberg-Marquardt: more damping on ``level`` (floor: 1e-3 of the level's largest
+        squared row norm, so the damping has the Jacobian's units)."""
+        J = ev.levels[level][1]
+        floor = 1e-3 * float(np.einsum("ij,ij->i", J, J).max(initial=1.0))
+        self.mu[level] = min(max(factor * self.mu[level], floor), 1e12)
+
+    def predict(self, ev: "_Eval", step: np.ndarray) -> list:
+        """Each level's measure after ``step`` by its linear model (energy: first order)."""
+        out = []
+        for k, (e, J) in enumerate(ev.levels):
+            if k == G.POTENTIAL:
+                out.append(ev.measure[k] + float((J.T @ e) @ step) / self.spec.tau
+                           if self.active[k] else 0.0)
+            else:
+                r = e + J @ step if e.size else e
+                out.append(float(np.sqrt(r @ r)))
+        return out
 
     def rescale_potential(self, old: "_Eval", new: "_Eval", step: np.ndarray, shrink: float):
         """Potential rows have no natural scale: fit a parabola to the energy along the step
@@ -181,8 +201,17 @@ class GroupProblem:
 _SOFT = (G.POTENTIAL, G.POSTURE)  # levels that need not reach zero
 
 
-def _compare(new: _Eval, old: _Eval, tol: float, active) -> int:
-    """-1 if acceptable; else the index of the highest level that got worse."""
+OK, WORSE, SHORT = "ok", "worse", "short"
+
+
+def _compare(new: _Eval, old: _Eval, tol: float, active, predicted=None, eta=0.25):
+    """Lexicographic acceptance of ``new`` against ``old``: ``(verdict, level, ratio)``.
+
+    ``WORSE`` at the highest level that got worse. Otherwise the highest unsatisfied level
+    that improved decides: ``SHORT`` if it gained less than ``eta`` of the decrease its linear
+    model ``predicted`` (sufficient decrease: stops Gauss-Newton overshoot such as zig-zag
+    near a singular, out-of-reach pose), else ``OK``; ``ratio`` is actual / predicted gain.
+    """
     for k in range(6):
         if not active[k]:
             continue
@@ -190,15 +219,25 @@ def _compare(new: _Eval, old: _Eval, tol: float, active) -> int:
         if k == G.POTENTIAL:
             slack = 1e-12 * (1.0 + abs(o))
             if n > o + slack:
-                return k
+                return WORSE, k, 0.0
             if n < o - slack:
-                return -1
+                return _sufficient(o, n, predicted, k, eta)
             continue
-        if n > max(o, tol) * (1 + 1e-9) + 1e-15:
-            return k
-        if n < o * (1 - 1e-9) and o > tol:
-            return -1
-    return -1
+        if n > max(o, tol) * (1 + 1e-12) + 1e-15:
+            return WORSE, k, 0.0
+        if n < o * (1 - 1e-12) and o > tol:
+            return _sufficient(o, n, predicted, k, eta)
+    return OK, -1, 1.0
+
+
+def _sufficient(o, n, predicted, k, eta):
+    if predicted is None:
+        return OK, k, 1.0
+    gain = o - predicted[k]
+    if gain <= 0:
+        return OK, k, 1.0
+    ratio = (o - n) / gain
+    return (OK if ratio >= eta else SHORT), k, ratio
 
 
 class Solver:
@@ -264,12 +303,12 @@ class Solver:
                 reason = "budget"
                 break
             it += 1
-            dq = self._step(gp, ev, q, upto=5)
+            dq = self._trust_step(gp, ev, q)
             if np.abs(dq).max(initial=0.0) < s.tol and all(
                     ok for k, ok in enumerate(ev.satisfied) if k not in _SOFT):
                 reason = "converged"  # only potential/posture left, and they ask for no motion
                 break
-            new, alpha_used = self._line_search(gp, ev, q, dq, alpha)
+            new, alpha_used, dq = self._line_search(gp, ev, q, dq, alpha)
             if new is None:
                 reason = "stalled"
                 break
@@ -289,7 +328,30 @@ class Solver:
         gp.last = ev
         return q
 
+    def _trust_step(self, gp, ev, q):
+        """The full prioritized step, with ``max_step`` as a trust region: while the raw step
+        is far outside it, the deciding level (highest unsatisfied least-squares level) gets
+        more Levenberg-Marquardt damping, which shortens the ill-conditioned directions instead
+        of scaling every DoF alike (the uniform cap alone zig-zags near singular poses)."""
+        s = self.settings
+        dq = self._step(gp, ev, q, upto=5)
+        level = next((k for k in range(6) if gp.active[k] and not ev.satisfied[k]), -1)
+        if level < 0 or level == G.POTENTIAL:
+            return dq
+        for _ in range(8):
+            if self._cap > 0.5:
+                break
+            gp.raise_damping(ev, level, 4.0)
+            dq = self._step(gp, ev, q, upto=5)
+        return dq
+
     def _line_search(self, gp, ev, q, dq, alpha):
+        """Try ``q + alpha dq``; returns (accepted evaluation or None, alpha, the step used).
+
+        A worsened higher level gets a Newton correction, else the step halves; an energy
+        overshoot halves the step; a poor gain (SHORT) raises the Levenberg-Marquardt damping
+        ``gp.mu`` of the deciding level and re-solves the step. Good gains relax it.
+        """
         s = self.settings
         model = gp.model
         full = np.zeros(model.n_dof)
@@ -297,15 +359,30 @@ class Solver:
             full[gp.cols] = alpha * dq
             q_try = np.clip(model.retract(q, full), model.lower, model.upper)
             new = gp.evaluate(q_try, jac=True)
-            worse = _compare(new, ev, s.tol, gp.active)
-            if worse == G.POTENTIAL:  # overshot the energy minimum: a shorter step, no Newton fix
-                new = None
-            elif worse >= 0:
-                new = self._correct(gp, ev, new, worse)
-            if new is not None:
-                return new, alpha
-            alpha *= 0.5
-        return None, alpha
+            predicted = gp.predict(ev, alpha * dq)
+            verdict, level, ratio = _compare(new, ev, s.tol, gp.active, predicted)
+            if (verdict == WORSE and level != G.POTENTIAL and not ev.satisfied[level]
+                    and all(ev.satisfied[:level])):
+                verdict = SHORT  # the level being optimized got worse: a failed LM step
+            if verdict == SHORT:
+                gp.raise_damping(ev, level, 4.0)
+                dq = self._step(gp, ev, q, upto=5)
+                continue
+            if verdict == WORSE and level == G.POTENTIAL:  # energy overshoot: shorter step
+                alpha *= 0.5
+                continue
+            if verdict == WORSE:
+                new = self._correct(gp, ev, new, level)
+                if new is None:
+                    alpha *= 0.5
+                    continue
+                verdict, level, ratio = _compare(new, ev, s.tol, gp.active, predicted)
+            if verdict != OK or level < 0:
+                return new, alpha, dq
+            if ratio > 0.75 and gp.mu[level]:
+                gp.mu[level] = gp.mu[level] / 3.0 if gp.mu[level] > 1e-12 else 0.0
+            return new, alpha, dq
+        return None, alpha, dq
 
     def _correct(self, gp, ev, new, level):
         """Newton steps on the levels down to ``level`` (the highest one the trial worsened),
@@ -315,38 +392,47 @@ class Solver:
         full = np.zeros(model.n_dof)
         for _ in range(s.max_corrections):
             before = new.measure[level]
-            full[gp.cols] = self._step(gp, new, new.q, upto=level)
+            full[gp.cols] = self._step(gp, new, new.q, upto=level, damped=False)
             q_c = np.clip(model.retract(new.q, full), model.lower, model.upper)
             new = gp.evaluate(q_c, jac=True)
-            worse = _compare(new, ev, s.tol, gp.active)
-            if worse < 0:
+            verdict, worse, _ = _compare(new, ev, s.tol, gp.active)
+            if verdict != WORSE:
                 return new
             if worse < level or new.measure[level] > 0.5 * before:
                 return None
             level = worse
         return None
 
-    def _step(self, gp, ev, q, upto: int) -> np.ndarray:
-        """Prioritized increment over the group's columns, tree limits clamped, step capped."""
+    def _step(self, gp, ev, q, upto: int, damped: bool = True) -> np.ndarray:
+        """Prioritized increment over the group's columns: Levenberg-Marquardt damping
+        ``gp.mu`` per level, the step capped to ``max_step`` per
+        DoF, then tree-joint limits: a DoF the capped step would carry past its limit is
+        clamped there and dropped, and the others are solved again."""
         s = self.settings
         model = gp.model
         cols = gp.cols
         n = len(cols)
         lo = model.lower[cols] - q[cols]
         hi = model.upper[cols] - q[cols]
-        levels = [gp.potential_rows(ev) if k == G.POTENTIAL else (J, -e)
-                  for k, (e, J) in enumerate(ev.levels) if k <= upto and gp.active[k]]
+        levels, extra = [], []
+        for k, (e, J) in enumerate(ev.levels):
+            if k <= upto and gp.active[k]:
+                levels.append(gp.potential_rows(ev) if k == G.POTENTIAL else (J, -e))
+                extra.append(gp.mu[k] if damped else 0.0)
         free = np.ones(n, bool)
         fixed = np.zeros(n)
         limited = np.isfinite(lo).any() or np.isfinite(hi).any()
+        self._cap = 1.0
         for _ in range(4):
             if free.all():
                 lv = levels
             else:
                 lv = [(J[:, free], r - J[:, ~free] @ fixed[~free]) for J, r in levels]
-            part, _ = prioritized_step(lv, int(free.sum()), s.sigma0, s.lambda_max)
+            part, _ = prioritized_step(lv, int(free.sum()), s.sigma0, s.lambda_max, extra)
+            big = np.abs(part).max(initial=0.0)
+            self._cap = s.max_step / big if big > s.max_step else 1.0
             dq = fixed.copy()
-            dq[free] = part
+            dq[free] = part * self._cap
             if not limited:
                 break
             over = free & ((dq > hi) | (dq < lo))
@@ -357,9 +443,7 @@ class Solver:
             dq = fixed.copy()
             if not free.any():
                 break
-        big = np.abs(dq).max(initial=0.0)
-        self._cap = s.max_step / big if big > s.max_step else 1.0
-        return dq * self._cap
+        return dq
 
     def _record(self, gp, ev, it, first_ok, reason, t0, status):
         ms = (time.perf_counter() - t0) * 1e3

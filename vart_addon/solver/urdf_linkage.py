@@ -42,8 +42,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import se3, urdf
+from . import se3, urdf, validate
 from .errors import VartError
+from .joint_types import joint_type
 from .linkage import Linkage
 
 _ONE_DOF = ("revolute", "continuous", "prismatic")
@@ -54,18 +55,19 @@ _PLANAR_TOL = 1e-9
 
 
 def align_z(axis) -> np.ndarray:
-    """4x4 rotation ``A`` with ``A @ z = axis`` (unit): the smallest rotation taking z there."""
+    """4x4 rotation ``A`` with ``A @ z = axis`` (unit): the smallest rotation taking z there
+    when the axis points up (z >= 0), else that of the mirrored axis after a half turn about x."""
     a = np.asarray(axis, dtype=float)
     a = a / np.linalg.norm(a)
-    z = np.array([0.0, 0.0, 1.0])
-    c = float(a @ z)
+    flip = a[2] < 0.0
+    if flip:  # Hx @ a has z >= 0, so 1 + c below stays >= 1 (no cancellation near -z)
+        a = a * (1.0, -1.0, -1.0)
+    c = float(a[2])
+    K = se3.hat(np.array([-a[1], a[0], 0.0]))  # hat(z x a)
     T = np.eye(4)
-    if c < -1.0 + 1e-12:  # opposite to z: a half turn about x
-        T[:3, :3] = np.diag([1.0, -1.0, -1.0])
-        return T
-    v = np.cross(z, a)
-    K = se3.hat(v)
     T[:3, :3] = np.eye(3) + K + K @ K / (1.0 + c)
+    if flip:
+        T[1:3, :3] *= -1.0  # Hx @ R
     return T
 
 
@@ -103,7 +105,8 @@ class UrdfMap:
             try:
                 return np.array([float(value)])
             except (TypeError, ValueError):
-                raise VartError(f"URDF joint {joint!r}: value must be a number, got {value!r}") from None
+                raise VartError(f"URDF joint {joint!r}: value must be a number, "
+                                f"got {value!r}") from None
         M = np.asarray(value, dtype=float)
         if M.shape != (4, 4) or not np.all(np.isfinite(M)):
             raise VartError(f"URDF joint {joint!r}: a {j.type} value must be a finite 4x4 motion")
@@ -111,7 +114,6 @@ class UrdfMap:
             return np.concatenate([M[:3, 3], se3.so3_log(M[:3, :3])])
         A = self.align[joint]
         Mv = A.T @ M @ A
-        from .joint_types import joint_type
         jt = joint_type("planar")
         q = jt.fit(Mv)[0]
         if np.abs(jt.motion(q)[0] - Mv).max() > _PLANAR_TOL:
@@ -127,7 +129,6 @@ class UrdfMap:
             return None
         if j.type in _ONE_DOF:
             return float(q[0])
-        from .joint_types import joint_type
         if j.type == "floating":
             return joint_type("general").motion(q)[0]
         A = self.align[joint]
@@ -163,7 +164,6 @@ def linkage_from_urdf(robot, q=None, *, base_pose=None, fixed_base: bool = False
         robot = urdf.read_urdf(robot)
     base = np.eye(4)
     if base_pose is not None:
-        from . import validate
         base = validate.pose(base_pose, "base_pose")
     root = robot.root_link
     ground_root = root == "world"
@@ -195,7 +195,7 @@ def linkage_from_urdf(robot, q=None, *, base_pose=None, fixed_base: bool = False
             raise VartError(f"URDF link {link.name!r}: {e}") from None
     if fixed_base and not ground_root:
         name = f"{root}_base"
-        while name in robot._joints:
+        while name in {j.name for j in robot.joints}:
             name += "_"
         lk.add_joint(name, "fixed", None, root, T_parent_mob=base, virtual=True, tree=True)
         umap.base_joint = name
@@ -313,6 +313,9 @@ def urdf_from_linkage(lk: Linkage, name: str, *, visuals=None, template=None):
     grounded = any(j.parent is None for j in chosen)
     if grounded:
         root = _unique("world", taken)
+        if root != "world":
+            warnings.append(f"a real link is named 'world', so the ground is written as root "
+                            f"link {root!r} (reading the file back makes it a free link)")
     else:
         children = {j.child for j in chosen}
         roots = [n for n in real if n not in children]

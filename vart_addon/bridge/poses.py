@@ -1,0 +1,73 @@
+"""Object world matrices <-> rigid link poses ``T_world_link`` (metres, float64).
+
+Blender stores ``matrix_world`` in single precision (float32), which may include scale. A
+link's frame is the rigid part: the object's origin and its rotation with the scale divided
+out (columns normalized, then the nearest rotation). Writing puts the object's own scale
+back: ``matrix_world = T_world_link @ diag(scale)``. Mirrored (negative) or zero scale is
+refused. Poses that agree to float32 precision (``FLOAT32_TOL`` relative) are the same pose.
+"""
+from __future__ import annotations
+
+import numpy as np
+from mathutils import Matrix
+
+from .errors import BridgeError
+
+#: Two poses that differ by less than this (relative to max(1, |value|)) are equal as far as a
+#: float32 ``matrix_world`` can tell (float32 epsilon 1.2e-7, plus Blender's own arithmetic).
+FLOAT32_TOL = 1e-6
+
+
+def observe(ob) -> tuple:
+    """The object's ``matrix_world`` as it is stored, 16 floats row-major (exact)."""
+    return tuple(x for row in ob.matrix_world for x in row)
+
+
+def rigid_and_scale(m16, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Split an observed world matrix (16 floats, row-major) into ``T_world_link`` (4x4 rigid)
+    and the object's scale (3,)."""
+    M = np.array(m16, dtype=float).reshape(4, 4)
+    if not np.isfinite(M).all():
+        raise BridgeError(f"object {name!r}: its world matrix is not finite")
+    A = M[:3, :3]
+    scale = np.linalg.norm(A, axis=0)
+    if scale.min() < 1e-9:
+        raise BridgeError(f"object {name!r}: zero scale; a link needs a non-degenerate frame")
+    if np.linalg.det(A) < 0:
+        raise BridgeError(f"object {name!r}: negative (mirrored) scale is not supported for "
+                          "links; apply the scale or mirror the mesh data instead")
+    U, _, Vt = np.linalg.svd(A / scale)
+    T = np.eye(4)
+    T[:3, :3] = U @ Vt
+    T[:3, 3] = M[:3, 3]
+    return T, scale
+
+
+def compose(T: np.ndarray, scale: np.ndarray) -> Matrix:
+    """The world matrix to write for pose ``T`` (4x4) and the object's ``scale``."""
+    M = np.array(T, dtype=float).copy()
+    M[:3, :3] = M[:3, :3] * scale
+    return Matrix(M.tolist())
+
+
+def same_pose(A: np.ndarray, B: np.ndarray, tol: float) -> bool:
+    """Max elementwise difference within ``tol * max(1, |entries|)``."""
+    scale = max(1.0, float(np.abs(A).max()), float(np.abs(B).max()))
+    return float(np.abs(np.asarray(A) - np.asarray(B)).max()) <= tol * scale
+
+
+def depth(ob) -> int:
+    """Number of Blender parents above the object."""
+    n = 0
+    while ob.parent is not None:
+        ob, n = ob.parent, n + 1
+    return n
+
+
+def ancestors(ob) -> list:
+    """Blender parents of the object, nearest first."""
+    out = []
+    while ob.parent is not None:
+        ob = ob.parent
+        out.append(ob)
+    return out

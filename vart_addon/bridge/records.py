@@ -1,0 +1,79 @@
+"""Plain validated data read from the scene (see :mod:`.schema` for the stored layout).
+
+Frozen dataclasses of tuples, so they compare with ``==`` (a save/reload round trip gives equal
+values) and hash. Frames are 16 floats, row-major 4x4; lengths in metres, angles in radians.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..solver.joint_types import CATALOG
+
+IDENTITY16 = (1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0)
+
+
+@dataclass(frozen=True)
+class LinkData:
+    """A link's stored fields (validated). ``lock_pose`` is T_world_link, 16 floats row-major."""
+
+    name: str
+    mass: float = 0.0
+    com: tuple = (0.0, 0.0, 0.0)
+    virtual: bool = False
+    root_tree: bool = True
+    locked: bool = False
+    lock_pose: tuple = IDENTITY16
+
+
+@dataclass(frozen=True)
+class MimicData:
+    """``q = multiplier * q_leader + offset`` (both joints 1-DoF)."""
+
+    leader: str
+    multiplier: float = 1.0
+    offset: float = 0.0
+
+
+@dataclass(frozen=True)
+class JointData:
+    """A joint's stored fields (validated). ``child`` is the object holding it; ``parent`` the
+    parent link's object name or None for the world. Frames: 16 floats row-major."""
+
+    name: str
+    child: str
+    type: str
+    parent: str | None
+    T_parent_mob: tuple
+    T_child_frame: tuple
+    q: tuple
+    lower: tuple
+    upper: tuple
+    pitch: float = 0.0
+    virtual: bool = False
+    tree: bool = True
+    locked: bool = False
+    lock_q: tuple = ()
+    target_mask: tuple = ()
+    target_q: tuple = ()
+    has_posture: bool = False
+    posture_q: tuple = ()
+    stiffness: float = 0.0
+    rest_q: tuple = ()
+    mimic: MimicData | None = None
+    parent_name: str = ""
+
+    @property
+    def dof(self) -> int:
+        return CATALOG[self.type].dof
+
+    @property
+    def has_target(self) -> bool:
+        return any(self.target_mask)
+
+
+@dataclass(frozen=True)
+class SceneData:
+    """Every link and joint of a set of objects, validated together. Dicts are sorted by name."""
+
+    links: dict
+    joints: dict

@@ -1,0 +1,261 @@
+"""The scene bridge: a solver :class:`Linkage` kept in step with a Blender scene.
+
+Blender is the source of truth between user actions; the linkage is a cache.
+:meth:`SceneBridge.sync` reads and validates the scene (:func:`.schema.read_scene`) and then
+rebuilds the linkage only when the structure changed (:func:`.build.structure_key`: link and
+joint names, types, ends, frames, tree flags); otherwise it patches goals, tree joints' q and
+free links' poses that changed. :meth:`solve` runs the solver, :meth:`write_back` writes the
+solved poses to the objects that moved and the joints' q (tree: the solver's; closure: the fit
+of the relative pose) into their properties.
+
+Poses: ``T_world_link`` (4x4, metres) is the object's ``matrix_world`` without its scale (see
+:mod:`.poses`). Blender keeps matrices in float32, the linkage in float64: a link whose matrix
+has not been touched since the bridge last read or wrote it keeps its float64 pose, so repeated
+solves neither drift nor rewrite objects that did not move.
+
+Errors: a :class:`SchemaError` (bad properties) or :class:`BridgeError` (bad scene, non-finite
+solution) is raised before anything in the scene is changed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import bpy
+import numpy as np
+
+from ..solver import Settings, Solver
+from . import build as B
+from . import poses as P
+from . import schema as S
+from .errors import BridgeError, SchemaError
+
+
+@dataclass
+class WriteReport:
+    """What :meth:`SceneBridge.write_back` changed: link (object) names whose matrix_world was
+    written, joint names whose q was written, joint names whose tree flag was normalized."""
+
+    links: list = field(default_factory=list)
+    joints: list = field(default_factory=list)
+    flags: list = field(default_factory=list)
+
+
+class _LinkState:
+    """What the bridge knows of one link object: the float64 pose it believes the object has,
+    the exact float32 matrix it last saw, and the object's scale."""
+
+    __slots__ = ("T", "observed", "scale")
+
+    def __init__(self, T, observed, scale):
+        self.T, self.observed, self.scale = T, observed, scale
+
+
+class SceneBridge:
+    """Builds and drives a solver linkage from the link objects of ``scene`` (default: the
+    context scene). ``write_tol`` (m and rad) is how much a pose or q must change to be
+    written."""
+
+    def __init__(self, scene=None, settings: Settings | None = None, write_tol: float = 1e-12):
+        self.scene = scene if scene is not None else bpy.context.scene
+        self.settings = settings or Settings()
+        self.write_tol = write_tol
+        self.linkage = None
+        self.solver: Solver | None = None
+        self.data: S.SceneData | None = None
+        self.rebuilds = 0       # how many times the linkage was built from scratch
+        self.patches = 0        # how many syncs patched goals instead
+        self._key = None
+        self._links: dict[str, _LinkState] = {}
+        self._link_targets: dict[str, tuple] = {}
+
+    # ---- reading ------------------------------------------------------------------------
+    def objects(self) -> dict:
+        """Link objects of the scene by name."""
+        return {ob.name: ob for ob in self.scene.objects if S.is_link(ob)}
+
+    def _update(self):
+        vl = bpy.context.view_layer
+        if vl is None or bpy.context.scene != self.scene:
+            vl = self.scene.view_layers[0]
+        vl.update()
+
+    def invalidate(self):
+        """Forget the cached linkage: the next sync rebuilds it."""
+        self.linkage = self.solver = self.data = self._key = None
+        self._links = {}
+
+    def sync(self) -> bool:
+        """Bring the linkage in step with the scene; True if it was rebuilt. Raises
+        SchemaError/BridgeError (the scene is never changed; the cache is dropped if it may
+        have been half-patched)."""
+        self._update()
+        obs = self.objects()
+        data = S.read_scene(obs.values())
+        seen = {n: P.observe(ob) for n, ob in obs.items()}
+        rigid = {}
+        for n, m in seen.items():
+            st = self._links.get(n)
+            if st is None or st.observed != m:
+                rigid[n] = P.rigid_and_scale(m, n)
+        key = B.structure_key(data)
+        if self.linkage is None or key != self._key:
+            self._rebuild(data, key, seen, rigid)
+            return True
+        try:
+            self._patch(data, seen, rigid)
+        except BaseException:
+            self.invalidate()
+            raise
+        return False
+
+    def _rebuild(self, data, key, seen, rigid):
+        states = {}
+        for n, m in seen.items():
+            T, scale = rigid[n] if n in rigid else (self._links[n].T, self._links[n].scale)
+            states[n] = _LinkState(T, m, scale)
+        lk = B.build(data, {n: st.T for n, st in states.items()})
+        fk = lk.poses()
+        for n, st in states.items():  # tree-carried links: the float64 FK pose if it agrees
+            if not lk.tree_edge[n].is_root and P.same_pose(fk[n], st.T, P.FLOAT32_TOL):
+                st.T = fk[n]
+        self.linkage, self.data, self._key, self._links = lk, data, key, states
+        self.solver = Solver(lk, self.settings)
+        self.rebuilds += 1
+        self._apply_link_targets()
+
+    def _patch(self, data, seen, rigid):
+        lk = self.linkage
+        B.patch_goals(lk, self.data, data)
+        for n, m in seen.items():
+            st = self._links[n]
+            if n in rigid:
+                T, scale = rigid[n]
+                if not P.same_pose(T, st.T, P.FLOAT32_TOL):
+                    st.T = T  # moved outside the bridge
+                st.observed, st.scale = m, scale
+        poses = lk.poses()
+        for n, st in self._links.items():
+            if lk.tree_edge[n].is_root and not np.array_equal(poses[n], st.T):
+                lk.set_link_pose(n, st.T)
+        for j in data.joints.values():
+            lj = lk.joint(j.name)
+            if lj.is_tree and not np.array_equal(lj.q, j.q):
+                B.set_tree_q(lk, j)
+        self.data = data
+        self.patches += 1
+
+    # ---- goals the bridge holds (not stored in the file) ---------------------------------
+    def set_link_target(self, link: str, T_world_link, mask=None):
+        """Drag target of a link (its root joint): a world pose, 4x4; ``mask`` over
+        (x, y, z, wx, wy, wz). Held by the bridge across syncs until cleared."""
+        self._need()
+        with B.blame(link, ()):
+            self.linkage.set_link_target(link, np.asarray(T_world_link, float), mask)
+        self._link_targets[link] = (np.array(T_world_link, float), mask)
+
+    def clear_link_target(self, link: str):
+        self._link_targets.pop(link, None)
+        if self.linkage is not None and link in self.linkage.links:
+            self.linkage.clear_link_target(link)
+
+    def _apply_link_targets(self):
+        for n in list(self._link_targets):
+            if n not in self.linkage.links:
+                del self._link_targets[n]
+                continue
+            T, mask = self._link_targets[n]
+            self.linkage.set_link_target(n, T, mask)
+
+    # ---- link locks (stored in the file) -------------------------------------------------
+    def lock_link(self, ob, pose=None):
+        """Freeze a link in the world at its current pose (or ``pose``, 4x4): writes the lock
+        into its properties and into the linkage (the solver's ``lock_link``)."""
+        self._need()
+        T = self.linkage.pose(ob.name) if pose is None else np.asarray(pose, float)
+        S.update_link(ob, locked=True, lock_pose=tuple(T.reshape(16)))
+        self.sync()
+
+    def unlock_link(self, ob):
+        S.update_link(ob, locked=False)
+        self.sync()
+
+    # ---- solving and writing -------------------------------------------------------------
+    def _need(self):
+        if self.linkage is None:
+            self.sync()
+
+    def solve(self, settings: Settings | None = None, **budget):
+        """Sync, then solve; returns the solver's SolveStatus. ``budget``: ``max_iterations``,
+        ``max_ms``. The scene is not changed until :meth:`write_back`."""
+        self.sync()
+        if settings is not None:
+            self.settings = self.solver.settings = settings
+        return self.solver.solve(**budget)
+
+    def write_back(self) -> WriteReport:
+        """Write solved poses to the link objects that moved (parent objects first, so
+        Blender-parented links get the right world matrix) and the joints' q, tree and
+        ``root_tree`` flags into their properties where they changed. Refuses (BridgeError,
+        nothing written) if any pose or q is not finite or an object has gone."""
+        if self.linkage is None:
+            raise BridgeError("nothing to write: the scene has not been synced")
+        lk, data = self.linkage, self.data
+        poses = lk.poses()
+        qs = {n: lk.joint_q(j, poses) for n, j in lk.joints.items()}
+        bad = [n for n, T in poses.items() if not np.isfinite(T).all()]
+        bad += [n for n, q in qs.items() if not np.isfinite(q).all()]
+        if bad:
+            self.invalidate()
+            raise BridgeError(f"the solution is not finite for {', '.join(sorted(bad))}; "
+                              "nothing was written")
+        obs = self.objects()
+        if set(obs) != set(data.links):
+            self.invalidate()
+            raise BridgeError("the scene's links changed since the last sync; nothing was "
+                              "written")
+        report = WriteReport()
+        moved = {n for n, st in self._links.items()
+                 if not P.same_pose(poses[n], st.T, self.write_tol)}
+        self._write_poses(obs, poses, moved, report)
+        for n, q in qs.items():
+            j = data.joints[n]
+            if len(q) and np.abs(q - np.array(j.q)).max() > self.write_tol:
+                S.write_q(obs[j.child], n, q)
+                report.joints.append(n)
+        for n, j in data.joints.items():
+            if j.tree != lk.joints[n].is_tree:
+                S.update_joint(obs[j.child], n, tree=lk.joints[n].is_tree)
+                report.flags.append(n)
+            if j.parent is not None and j.parent_name != j.parent:
+                S.update_joint(obs[j.child], n, parent=obs[j.parent])
+        for n, link in data.links.items():
+            if link.root_tree != lk.tree_edge[n].is_root:
+                S.update_link(obs[n], root_tree=lk.tree_edge[n].is_root)
+                report.flags.append(n)
+        self.data = S.read_scene(obs.values())
+        self._key = B.structure_key(self.data)
+        return report
+
+    def _write_poses(self, obs, poses, moved, report):
+        ordered = sorted(obs, key=lambda n: (P.depth(obs[n]), n))
+        written: set = set()
+        stale = False
+        for n in ordered:
+            ob = obs[n]
+            anc = P.ancestors(ob)
+            under_written = any(a.name in written for a in anc)
+            if n not in moved and not under_written:
+                continue
+            if stale and under_written and (ob.parent.name not in written
+                                            or ob.parent_type != 'OBJECT'):
+                self._update()  # a non-link object in between: let Blender re-evaluate it
+                stale = False
+            ob.matrix_world = P.compose(poses[n], self._links[n].scale)
+            self._links[n].T = poses[n]
+            written.add(n)
+            stale = True
+            report.links.append(n)
+        if written:
+            self._update()
+        for n, ob in obs.items():
+            self._links[n].observed = P.observe(ob)

@@ -1,0 +1,437 @@
+"""The custom-property layout of links and joints: the only module that knows the keys.
+
+Everything is a plain ID property (visible in Object > Custom Properties, kept by files opened
+without vart, by appending and by glTF extras). A link is an object with ``ob["vart"]``::
+
+    ob["vart"] = {
+      "version": 1,                      # int; files from a newer vart are refused
+      "link": {
+        "mass": 0.0,                     # kg, >= 0
+        "com": [0.0, 0.0, 0.0],          # centre of mass, m, in the link frame
+        "virtual": False,                # bool: a virtual link (an empty expressing intent)
+        "root_tree": True,               # bool: hangs from its root joint (the implicit general
+                                         #   joint to the world) in the spanning tree
+        "locked": False,                 # bool: frozen in the world at lock_pose
+        "lock_pose": [16 floats],        # T_world_link when locked, row-major 4x4, m
+      },
+      "joints": {                        # joints whose CHILD is this link, keyed by name
+        "knee": {
+          "type": "revolute",            # a solver catalog name (12 types, and "fixed")
+          "parent": <Object> or None,    # ID pointer to the parent link; None = the world
+          "parent_name": "Thigh",        # the parent's name when written ("" = the world);
+                                         #   tells a deleted parent from the world, see below
+          "T_parent_mob": [16 floats],   # mobility frame in the parent link frame (world if
+                                         #   no parent), row-major, m
+          "T_child_frame": [16 floats],  # child-side frame in this link's frame, row-major, m
+          "q": [dof floats],             # configuration (m, rad; layout of the joint type);
+                                         #   keyframeable: '["vart"]["joints"]["knee"]["q"]'
+          "lower": [dof], "upper": [dof],# per-DoF limits; -inf / +inf for none (stored as is)
+          "pitch": 0.0,                  # helical: m per turn
+          "virtual": False, "tree": True,# bools; tree = wanted in the spanning tree
+          "locked": False, "lock_q": [dof],
+          "target_mask": [dof bools], "target_q": [dof],  # no DoF selected = no target
+          "has_posture": False, "posture_q": [dof],
+          "stiffness": 0.0, "rest_q": [dof],   # N/m or N m/rad; 0 = no spring (1-DoF only)
+          "mimic": {"leader": "hip", "multiplier": 1.0, "offset": 0.0},  # optional
+        }}}
+
+Decisions (each tested in ``tests/blender/test_bridge_*.py``):
+
+- Bools are stored as real bools (Blender >= 4.0 has a boolean ID property type); the ints 0/1
+  of hand edits are read as bools. Floats are always written as floats, never ints (an int
+  property keys as steps); ints typed by hand are read as floats.
+- ``+-inf`` limits are stored as they are: Blender keeps them through save and reload.
+- The parent is an ID pointer (it follows renames). ``bpy.data.objects.remove`` clears such a
+  pointer to None, which alone would read as "the world", so ``parent_name`` keeps the name:
+  a None pointer with a non-empty ``parent_name`` is a deleted parent and is refused. A
+  pointer also counts as a user of the parent, so ``bpy.ops.object.delete`` leaves the parent
+  alive in ``bpy.data`` but outside the scene: also refused ("not in this scene").
+- Joint names are unique in a scene (the solver names joints globally); a duplicate (e.g. after
+  Shift+D of a link) is refused naming both objects. Names are at most 63 characters (Blender's
+  limit for ID property keys).
+- Keys not in this layout are refused (a typo in a hand edit must not be silently ignored).
+  Missing optional keys take their defaults; ``type``, ``T_parent_mob``, ``T_child_frame`` and
+  ``q`` are required.
+- A closure joint's stored ``q`` is output only (the fit of its relative pose, refreshed by
+  :meth:`~.scene.SceneBridge.write_back`); a tree joint's ``q`` is read.
+"""
+from __future__ import annotations
+
+from dataclasses import fields, replace
+
+import bpy
+import numpy as np
+
+from ..solver.joint_types import CATALOG
+from . import checks as C
+from .errors import SchemaError
+from .records import IDENTITY16, JointData, LinkData, MimicData, SceneData
+
+KEY = "vart"
+VERSION = 1
+MAX_NAME = 63
+_TOP_KEYS = ("version", "link", "joints")
+_LINK_KEYS = ("mass", "com", "virtual", "root_tree", "locked", "lock_pose")
+_JOINT_KEYS = ("type", "parent", "parent_name", "T_parent_mob", "T_child_frame", "q", "lower",
+               "upper", "pitch", "virtual", "tree", "locked", "lock_q", "target_mask",
+               "target_q", "has_posture", "posture_q", "stiffness", "rest_q", "mimic")
+_MIMIC_KEYS = ("leader", "multiplier", "offset")
+
+
+# ---- paths --------------------------------------------------------------------------------
+def q_data_path(joint: str) -> str:
+    """The RNA path of a joint's q on its child object, for keyframes and drivers."""
+    return f'["{KEY}"]["joints"]["{bpy.utils.escape_identifier(joint)}"]["q"]'
+
+
+def is_link(ob) -> bool:
+    """True if the object carries vart data (valid or not)."""
+    return ob is not None and KEY in ob.keys()
+
+
+# ---- reading ------------------------------------------------------------------------------
+def _top(ob) -> dict:
+    raw = ob.get(KEY)
+    d = raw.to_dict() if hasattr(raw, "to_dict") else raw
+    d = C.group(d, ob.name, (KEY,))
+    C.known_keys(d, _TOP_KEYS, ob.name, (KEY,))
+    version = C.integer(d.get("version", VERSION), ob.name, (KEY, "version"))
+    if version > VERSION:
+        raise SchemaError(ob.name, (KEY, "version"), f"written by a newer vart (schema "
+                          f"{version}; this one reads {VERSION}): update the extension")
+    return d
+
+
+def _link_from(d: dict, name: str) -> LinkData:
+    p = (KEY, "link")
+    d = C.group(d, name, p)
+    C.known_keys(d, _LINK_KEYS, name, p)
+    g = d.get
+    return LinkData(
+        name=name,
+        mass=C.number(g("mass", 0.0), name, p + ("mass",), nonneg=True),
+        com=C.numbers(g("com", (0.0, 0.0, 0.0)), 3, name, p + ("com",)),
+        virtual=C.flag(g("virtual", False), name, p + ("virtual",)),
+        root_tree=C.flag(g("root_tree", True), name, p + ("root_tree",)),
+        locked=C.flag(g("locked", False), name, p + ("locked",)),
+        lock_pose=C.pose(g("lock_pose", IDENTITY16), name, p + ("lock_pose",)))
+
+
+def _joint_from(d: dict, jname: str, obj: str) -> JointData:
+    """Validate one joint's plain dict (everything that needs no other object)."""
+    p = (KEY, "joints", jname)
+    d = C.group(d, obj, p)
+    if len(jname) > MAX_NAME or not jname.strip():
+        raise SchemaError(obj, p, f"a joint name must be 1 to {MAX_NAME} characters")
+    C.known_keys(d, _JOINT_KEYS, obj, p)
+    for req in ("type", "T_parent_mob", "T_child_frame", "q"):
+        if req not in d:
+            raise SchemaError(obj, p + (req,), "missing")
+    jtype = C.text(d["type"], obj, p + ("type",))
+    if jtype not in CATALOG:
+        raise SchemaError(obj, p + ("type",), f"unknown joint type {jtype!r}; known types: "
+                          + ", ".join(CATALOG))
+    n = CATALOG[jtype].dof
+    g = d.get
+    parent_ob = C.object_or_none(g("parent"), obj, p + ("parent",))
+    parent_name = C.text(g("parent_name", ""), obj, p + ("parent_name",), empty_ok=True)
+    q = C.numbers(d["q"], n, obj, p + ("q",))
+    inf = (float("inf"),) * n
+    lower = C.numbers(g("lower", tuple(-x for x in inf)), n, obj, p + ("lower",), inf_ok=True)
+    upper = C.numbers(g("upper", inf), n, obj, p + ("upper",), inf_ok=True)
+    for i, (lo, hi) in enumerate(zip(lower, upper)):
+        if lo > hi or lo == float("inf") or hi == -float("inf"):
+            raise SchemaError(obj, p + ("lower",), f"entry {i}: lower limit {lo} must be "
+                              f"below upper limit {hi}")
+    stiffness = C.number(g("stiffness", 0.0), obj, p + ("stiffness",), nonneg=True)
+    if stiffness > 0 and n != 1:
+        raise SchemaError(obj, p + ("stiffness",), f"springs are for 1-DoF joints; a {jtype} "
+                          f"joint has {n}")
+    mimic = None
+    if "mimic" in d:
+        m = C.group(d["mimic"], obj, p + ("mimic",))
+        C.known_keys(m, _MIMIC_KEYS, obj, p + ("mimic",))
+        if "leader" not in m:
+            raise SchemaError(obj, p + ("mimic", "leader"), "missing")
+        mimic = MimicData(C.text(m["leader"], obj, p + ("mimic", "leader")),
+                          C.number(m.get("multiplier", 1.0), obj, p + ("mimic", "multiplier")),
+                          C.number(m.get("offset", 0.0), obj, p + ("mimic", "offset")))
+        if n != 1:
+            raise SchemaError(obj, p + ("mimic",), f"only 1-DoF joints can mimic; a {jtype} "
+                              f"joint has {n}")
+    return JointData(
+        name=jname, child=obj, type=jtype,
+        parent=None if parent_ob is None else parent_ob.name,
+        parent_name=parent_name,
+        T_parent_mob=C.pose(d["T_parent_mob"], obj, p + ("T_parent_mob",)),
+        T_child_frame=C.pose(d["T_child_frame"], obj, p + ("T_child_frame",)),
+        q=q, lower=lower, upper=upper,
+        pitch=C.number(g("pitch", 0.0), obj, p + ("pitch",)),
+        virtual=C.flag(g("virtual", False), obj, p + ("virtual",)),
+        tree=C.flag(g("tree", True), obj, p + ("tree",)),
+        locked=C.flag(g("locked", False), obj, p + ("locked",)),
+        lock_q=C.numbers(g("lock_q", q), n, obj, p + ("lock_q",)),
+        target_mask=C.flags(g("target_mask", (False,) * n), n, obj, p + ("target_mask",)),
+        target_q=C.numbers(g("target_q", q), n, obj, p + ("target_q",)),
+        has_posture=C.flag(g("has_posture", False), obj, p + ("has_posture",)),
+        posture_q=C.numbers(g("posture_q", q), n, obj, p + ("posture_q",)),
+        stiffness=stiffness,
+        rest_q=C.numbers(g("rest_q", q), n, obj, p + ("rest_q",)),
+        mimic=mimic)
+
+
+def _read_object(ob):
+    d = _top(ob)
+    link = _link_from(d.get("link", {}), ob.name)
+    joints = C.group(d.get("joints", {}), ob.name, (KEY, "joints"))
+    out = []
+    for jn, jd in joints.items():
+        j = _joint_from(jd, jn, ob.name)
+        out.append((j, jd.get("parent") if isinstance(jd, dict) else None))
+    return link, out
+
+
+def read_object(ob) -> tuple[LinkData, list[JointData]]:
+    """One link object's data, validated on its own (no cross-object checks)."""
+    link, js = _read_object(ob)
+    return link, [j for j, _ in js]
+
+
+def read_scene(objects) -> SceneData:
+    """Read and validate every link among ``objects`` (objects without ``ob["vart"]`` are
+    skipped). Raises :class:`SchemaError` naming the object and key path of the first problem:
+    wrong type or size, NaN/inf, unknown joint type or key, a parent that is deleted, not in
+    ``objects``, not a link or the child itself, a duplicate joint name, a missing mimic leader.
+    """
+    links: dict[str, LinkData] = {}
+    joints: dict[str, JointData] = {}
+    obs = {}
+    for ob in objects:
+        if not is_link(ob):
+            continue
+        if ob.name in obs and obs[ob.name] != ob:
+            raise SchemaError(ob.name, (), "two link objects share this name (one is linked "
+                              "from a library); rename one")
+        obs[ob.name] = ob
+    for name in sorted(obs):
+        ob = obs[name]
+        link, js = _read_object(ob)
+        links[name] = link
+        for j, parent_ob in js:
+            if j.name in joints:
+                raise SchemaError(name, (KEY, "joints", j.name), "duplicate joint name: object "
+                                  f"{joints[j.name].child!r} has a joint with the same name "
+                                  "(joint names must be unique in a scene)")
+            _check_parent(j, parent_ob, ob, obs)
+            joints[j.name] = j
+    for j in joints.values():
+        if j.mimic is not None:
+            p = (KEY, "joints", j.name, "mimic", "leader")
+            lead = joints.get(j.mimic.leader)
+            if lead is None:
+                raise SchemaError(j.child, p, f"no joint named {j.mimic.leader!r}")
+            if lead.dof != 1 or lead is j:
+                raise SchemaError(j.child, p, f"joint {lead.name!r} cannot be a leader here "
+                                  "(it must be another 1-DoF joint)")
+    return SceneData(links=links, joints=dict(sorted(joints.items())))
+
+
+def _check_parent(j: JointData, parent_ob, child_ob, obs: dict):
+    p = (KEY, "joints", j.name, "parent")
+    if parent_ob is None:
+        if j.parent_name:
+            raise SchemaError(j.child, p, f"the parent object {j.parent_name!r} no longer "
+                              "exists (deleted, or not appended with this object)")
+        return
+    if parent_ob == child_ob:
+        raise SchemaError(j.child, p, "a joint cannot connect a link to itself")
+    if not is_link(parent_ob):
+        raise SchemaError(j.child, p, f"the parent object {parent_ob.name!r} is not a link "
+                          f"(it has no [\"{KEY}\"] property)")
+    if obs.get(parent_ob.name) != parent_ob:
+        raise SchemaError(j.child, p, f"the parent object {parent_ob.name!r} is not in this "
+                          "scene (deleted, or not appended with this object)")
+
+
+# ---- writing ------------------------------------------------------------------------------
+def _flat16(M, what=None):
+    """A 4x4 matrix (nested, numpy, mathutils) or 16 numbers -> 16 floats row-major. Values
+    that are not numbers are passed through for the validator to report."""
+    return _floats(M)
+
+
+def _floats(v):
+    """Numbers (any nesting) -> a flat list of floats; anything else is passed through."""
+    try:
+        return [float(x) for x in np.asarray(v, dtype=float).reshape(-1)]
+    except (TypeError, ValueError):
+        return v
+
+
+def _link_dict(link: LinkData) -> dict:
+    return {"mass": float(link.mass), "com": _floats(link.com), "virtual": bool(link.virtual),
+            "root_tree": bool(link.root_tree), "locked": bool(link.locked),
+            "lock_pose": _floats(link.lock_pose)}
+
+
+_BOOL_KEYS = ("virtual", "tree", "locked", "has_posture")
+_FLOAT_KEYS = ("pitch", "stiffness")
+_ARRAY_KEYS = ("T_parent_mob", "T_child_frame", "q", "lower", "upper", "lock_q", "target_q",
+               "posture_q", "rest_q")
+
+
+def _num(v):
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+
+
+def _joint_dict(j: JointData, parent_ob) -> dict:
+    """The stored form of a joint: floats as floats, bools as bools. Values of the wrong kind
+    are passed through unchanged, so that validating the result reports them."""
+    d = {"type": j.type, "parent": parent_ob, "parent_name": j.parent_name}
+    for k in _ARRAY_KEYS:
+        d[k] = _floats(getattr(j, k))
+    for k in _FLOAT_KEYS:
+        d[k] = _num(getattr(j, k))
+    for k in _BOOL_KEYS:
+        d[k] = getattr(j, k)
+    m = j.target_mask
+    d["target_mask"] = list(m) if isinstance(m, (list, tuple)) else m
+    if j.mimic is not None:
+        d["mimic"] = {"leader": j.mimic.leader, "multiplier": _num(j.mimic.multiplier),
+                      "offset": _num(j.mimic.offset)}
+    return d
+
+
+def _check_parent_arg(child_ob, name, parent):
+    if parent is None:
+        return
+    p = (KEY, "joints", name, "parent")
+    if parent == child_ob:
+        raise SchemaError(child_ob.name, p, "a joint cannot connect a link to itself")
+    if not is_link(parent):
+        raise SchemaError(child_ob.name, p, f"the parent object {parent.name!r} is not a link")
+
+
+def _ensure(ob):
+    if not isinstance(ob, bpy.types.Object):
+        raise SchemaError(None, (), f"expected an object, got {type(ob).__name__}")
+    if KEY not in ob.keys():
+        ob[KEY] = {"version": VERSION, "link": _link_dict(LinkData(ob.name)), "joints": {}}
+    else:
+        _top(ob)  # refuses garbage and newer files before we write into them
+        if "joints" not in ob[KEY]:
+            ob[KEY]["joints"] = {}
+
+
+def write_link(ob, *, mass: float = 0.0, com=(0.0, 0.0, 0.0), virtual: bool = False,
+               root_tree: bool = True, locked: bool = False, lock_pose=None) -> LinkData:
+    """Make ``ob`` a link (or rewrite its link fields, keeping its joints). Validates first."""
+    d = {"mass": mass, "com": _floats(com), "virtual": virtual, "root_tree": root_tree,
+         "locked": locked, "lock_pose": IDENTITY16 if lock_pose is None else
+         _flat16(lock_pose, "lock_pose")}
+    link = _link_from(d, ob.name)
+    _ensure(ob)
+    ob[KEY]["link"] = _link_dict(link)
+    ob[KEY]["version"] = VERSION
+    return link
+
+
+def update_link(ob, **changes) -> LinkData:
+    """Change some link fields (names of :class:`LinkData` fields); validates first."""
+    if not is_link(ob):
+        raise SchemaError(ob.name, (KEY,), "not a link")
+    link, _ = read_object(ob)
+    return write_link(ob, **{**{f.name: getattr(link, f.name) for f in fields(LinkData)
+                                if f.name != "name"}, **changes})
+
+
+def write_joint(child_ob, name: str, jtype: str, parent=None, *, T_parent_mob=None,
+                T_child_frame=None, q=None, lower=None, upper=None, pitch: float = 0.0,
+                virtual: bool = False, tree: bool = True, locked: bool = False, lock_q=None,
+                target_q=None, target_mask=None, posture_q=None, stiffness: float = 0.0,
+                rest_q=None, mimic=None) -> JointData:
+    """Write (or replace) joint ``name`` on its child link ``child_ob``; ``parent`` is the parent
+    link object or None for the world. Frames are 4x4 (identity by default), see the module
+    doc. ``target_q`` without a mask targets every DoF; ``posture_q`` sets the posture;
+    ``mimic`` is ``(leader, multiplier, offset)``. Validates everything first; on error
+    nothing is written. Scene-wide checks (unique names, mimic leader) happen in
+    :func:`read_scene`.
+    """
+    if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
+        raise SchemaError(getattr(child_ob, "name", None), (KEY, "joints", name),
+                          f"a joint name must be 1 to {MAX_NAME} characters")
+    if jtype not in CATALOG:
+        raise SchemaError(child_ob.name, (KEY, "joints", name, "type"),
+                          f"unknown joint type {jtype!r}; known types: " + ", ".join(CATALOG))
+    n = CATALOG[jtype].dof
+    _check_parent_arg(child_ob, name, parent)
+    qv = _floats(np.zeros(n) if q is None else q)
+    inf = [float("inf")] * n
+    d = {"type": jtype, "parent": parent, "parent_name": "" if parent is None else parent.name,
+         "T_parent_mob": _flat16(np.eye(4) if T_parent_mob is None else T_parent_mob,
+                                 "T_parent_mob"),
+         "T_child_frame": _flat16(np.eye(4) if T_child_frame is None else T_child_frame,
+                                  "T_child_frame"),
+         "q": qv, "lower": [-x for x in inf] if lower is None else _floats(lower),
+         "upper": inf if upper is None else _floats(upper), "pitch": pitch,
+         "virtual": virtual, "tree": tree, "locked": locked,
+         "lock_q": qv if lock_q is None else _floats(lock_q),
+         "target_mask": [target_q is not None] * n if target_mask is None else
+         np.asarray(target_mask).reshape(-1).tolist(),
+         "target_q": qv if target_q is None else _floats(target_q),
+         "has_posture": posture_q is not None,
+         "posture_q": qv if posture_q is None else _floats(posture_q),
+         "stiffness": stiffness, "rest_q": qv if rest_q is None else _floats(rest_q)}
+    if mimic is not None:
+        leader, mult, off = (tuple(mimic) + (1.0, 0.0))[:3]
+        d["mimic"] = {"leader": leader, "multiplier": mult, "offset": off}
+    j = _joint_from(d, name, child_ob.name)
+    _ensure(child_ob)
+    child_ob[KEY]["joints"][name] = _joint_dict(j, parent)
+    return j
+
+
+def update_joint(child_ob, name: str, **changes) -> JointData:
+    """Change some fields of an existing joint (names of :class:`JointData` fields; ``parent``
+    takes an object or None). Validates the result first; writes only the changed keys."""
+    _, js = read_object(child_ob)
+    old = next((j for j in js if j.name == name), None)
+    if old is None:
+        raise SchemaError(child_ob.name, (KEY, "joints", name), "no such joint")
+    grp = child_ob[KEY]["joints"][name]
+    parent_ob = grp.get("parent")
+    if "parent" in changes:
+        parent_ob = changes.pop("parent")
+        _check_parent_arg(child_ob, name, parent_ob)
+        changes["parent"] = None if parent_ob is None else parent_ob.name
+        changes["parent_name"] = changes["parent"] or ""
+    if changes.get("mimic") is not None and not isinstance(changes["mimic"], MimicData):
+        changes["mimic"] = MimicData(*changes["mimic"])
+    d = _joint_dict(replace(old, **changes), parent_ob)
+    checked = _joint_from(d, name, child_ob.name)
+    cur = grp.to_dict()
+    for k, v in d.items():
+        if repr(cur.get(k)) != repr(v):  # repr: 1 and 1.0 differ, so ints get rewritten
+            grp[k] = v
+    if "mimic" not in d and "mimic" in grp:
+        del grp["mimic"]
+    return checked
+
+
+def write_q(child_ob, name: str, q) -> None:
+    """Store a joint's configuration (floats). The caller has validated size and finiteness."""
+    child_ob[KEY]["joints"][name]["q"] = _floats(q)
+
+
+def remove_joint(child_ob, name: str) -> None:
+    """Delete a joint from its child link (its F-curves, if any, are left to the caller)."""
+    joints = child_ob[KEY]["joints"]
+    if name not in joints:
+        raise SchemaError(child_ob.name, (KEY, "joints", name), "no such joint")
+    del joints[name]
+
+
+def remove_link(ob) -> None:
+    """Remove all vart data from ``ob`` (joints on other links that point at it become errors)."""
+    if KEY in ob.keys():
+        del ob[KEY]
