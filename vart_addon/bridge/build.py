@@ -37,7 +37,7 @@ def _jp(j: JointData, key: str) -> tuple:
     return (KEY, "joints", j.name, key)
 
 
-def _lp(link: str, key: str) -> tuple:
+def _lp(key: str) -> tuple:
     return (KEY, "link", key)
 
 
@@ -159,9 +159,9 @@ def set_tree_q(lk: Linkage, j: JointData):
 
 
 def apply_link_goals(lk: Linkage, link: LinkData):
-    with blame(link.name, _lp(link.name, "mass")):
+    with blame(link.name, _lp("mass")):
         lk.set_mass(link.name, link.mass, link.com)
-    with blame(link.name, _lp(link.name, "lock_pose")):
+    with blame(link.name, _lp("lock_pose")):
         if link.locked:
             lk.lock_link(link.name, M(link.lock_pose))
         elif lk.root(link.name).locked:

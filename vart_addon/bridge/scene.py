@@ -27,13 +27,14 @@ from ..solver import Settings, Solver
 from . import build as B
 from . import poses as P
 from . import schema as S
-from .errors import BridgeError, SchemaError
+from .errors import BridgeError
 
 
 @dataclass
 class WriteReport:
     """What :meth:`SceneBridge.write_back` changed: link (object) names whose matrix_world was
-    written, joint names whose q was written, joint names whose tree flag was normalized."""
+    written, joint names whose q was written, and names of joints and links whose tree /
+    ``root_tree`` flag was normalized or whose ``parent_name`` was refreshed."""
 
     links: list = field(default_factory=list)
     joints: list = field(default_factory=list)
@@ -184,10 +185,12 @@ class SceneBridge:
         if self.linkage is None:
             self.sync()
 
-    def solve(self, settings: Settings | None = None, **budget):
-        """Sync, then solve; returns the solver's SolveStatus. ``budget``: ``max_iterations``,
-        ``max_ms``. The scene is not changed until :meth:`write_back`."""
-        self.sync()
+    def solve(self, settings: Settings | None = None, sync: bool = True, **budget):
+        """Sync (unless ``sync`` is False: a modal drag that changes only bridge-held targets
+        between solves), then solve; returns the solver's SolveStatus. ``budget``:
+        ``max_iterations``, ``max_ms``. The scene is not changed until :meth:`write_back`."""
+        if sync or self.linkage is None:
+            self.sync()
         if settings is not None:
             self.settings = self.solver.settings = settings
         return self.solver.solve(**budget)
@@ -228,12 +231,14 @@ class SceneBridge:
                 report.flags.append(n)
             if j.parent is not None and j.parent_name != j.parent:
                 S.update_joint(obs[j.child], n, parent=obs[j.parent])
+                report.flags.append(n)
         for n, link in data.links.items():
             if link.root_tree != lk.tree_edge[n].is_root:
                 S.update_link(obs[n], root_tree=lk.tree_edge[n].is_root)
                 report.flags.append(n)
-        self.data = S.read_scene(obs.values())
-        self._key = B.structure_key(self.data)
+        if report.joints or report.flags:  # the properties now say what the linkage holds
+            self.data = S.read_scene(obs.values())
+            self._key = B.structure_key(self.data)
         return report
 
     def _write_poses(self, obs, poses, moved, report):

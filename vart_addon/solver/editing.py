@@ -110,6 +110,8 @@ def add_joint(lk: Linkage, name: str, jtype: str, parent: str | None, child: str
     lo, hi = _limits(j, lower, upper)
     j.lower, j.upper = lo, hi
     qv = None if q is None else V.vec(q, jt.dof, f"joint {name!r}: q")
+    if qv is not None and (np.any(qv < lo) or np.any(qv > hi)):
+        raise VartError(f"joint {name!r}: q {qv.tolist()} outside its limits")
     cur_child_edge = lk.tree_edge[child]
     auto_tree = cur_child_edge.is_root and not lk.is_ancestor(child, parent)
     make = auto_tree if tree is None else bool(tree)
@@ -148,6 +150,10 @@ def set_joint_type(lk: Linkage, name: str, jtype: str):
     jt = _type(name, jtype)
     if j.mimic and jt.dof != 1:
         raise VartError(f"joint {name!r}: a mimic joint must keep one degree of freedom")
+    followers = [o.name for o in lk.joints.values() if o.mimic and o.mimic[0] == name]
+    if followers and jt.dof != 1:
+        raise VartError(f"joint {name!r}: joints {followers} mimic it, so it must keep one "
+                        "degree of freedom")
     poses = lk.poses()
     T = lk.relative_pose(j, poses)
     if jt.layout != j.jtype.layout:  # same size is not enough: (wx, wy, wz) is not (tx, ty, rz)

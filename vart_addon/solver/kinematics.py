@@ -120,7 +120,9 @@ class TreeModel:
         out = q + dq
         for b in self._free_rot:
             w = b.q_idx[:, list(b.jtype.w_idx)]
-            out[w] = se3.so3_log(se3.so3_exp(q[w]) @ se3.so3_exp(dq[w]))
+            w = w[np.any(dq[w] != 0.0, axis=1)]  # untouched rotations keep their exact bits
+            if w.size:
+                out[w] = se3.so3_log(se3.so3_exp(q[w]) @ se3.so3_exp(dq[w]))
         return out
 
     # ---- kinematics --------------------------------------------------------------------

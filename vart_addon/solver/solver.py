@@ -333,28 +333,32 @@ class Solver:
         is far outside it, the deciding level (highest unsatisfied least-squares level) gets
         more Levenberg-Marquardt damping, which shortens the ill-conditioned directions instead
         of scaling every DoF alike (the uniform cap alone zig-zags near singular poses)."""
-        s = self.settings
         dq = self._step(gp, ev, q, upto=5)
         level = next((k for k in range(6) if gp.active[k] and not ev.satisfied[k]), -1)
-        if level < 0 or level == G.POTENTIAL:
+        if self._cap > 0.5 or level < 0 or level == G.POTENTIAL:
             return dq
+        self._step(gp, ev, q, upto=level)  # is it this level's own step that is too long?
+        if self._cap > 0.5:
+            return self._step(gp, ev, q, upto=5)  # no: lower levels' (uniformly capped)
         for _ in range(8):
+            gp.raise_damping(ev, level, 4.0)
+            self._step(gp, ev, q, upto=level)
             if self._cap > 0.5:
                 break
-            gp.raise_damping(ev, level, 4.0)
-            dq = self._step(gp, ev, q, upto=5)
-        return dq
+        return self._step(gp, ev, q, upto=5)
 
     def _line_search(self, gp, ev, q, dq, alpha):
         """Try ``q + alpha dq``; returns (accepted evaluation or None, alpha, the step used).
 
         A worsened higher level gets a Newton correction, else the step halves; an energy
         overshoot halves the step; a poor gain (SHORT) raises the Levenberg-Marquardt damping
-        ``gp.mu`` of the deciding level and re-solves the step. Good gains relax it.
+        ``gp.mu`` of the deciding level and re-solves the step (first without the levels below
+        it, whose nonlinear side effects may be the cause). Good gains relax it.
         """
         s = self.settings
         model = gp.model
         full = np.zeros(model.n_dof)
+        upto = 5
         for _ in range(s.max_halvings):
             full[gp.cols] = alpha * dq
             q_try = np.clip(model.retract(q, full), model.lower, model.upper)
@@ -365,8 +369,11 @@ class Solver:
                     and all(ev.satisfied[:level])):
                 verdict = SHORT  # the level being optimized got worse: a failed LM step
             if verdict == SHORT:
-                gp.raise_damping(ev, level, 4.0)
-                dq = self._step(gp, ev, q, upto=5)
+                if upto > level:  # first drop the lower levels, whose motion may be the cause
+                    upto = level
+                else:
+                    gp.raise_damping(ev, level, 4.0)
+                dq = self._step(gp, ev, q, upto=upto)
                 continue
             if verdict == WORSE and level == G.POTENTIAL:  # energy overshoot: shorter step
                 alpha *= 0.5
@@ -379,8 +386,8 @@ class Solver:
                 verdict, level, ratio = _compare(new, ev, s.tol, gp.active, predicted)
             if verdict != OK or level < 0:
                 return new, alpha, dq
-            if ratio > 0.75 and gp.mu[level]:
-                gp.mu[level] = gp.mu[level] / 3.0 if gp.mu[level] > 1e-12 else 0.0
+            if ratio > 0.75 and gp.mu[level]:  # the model is good: trust it more, quickly
+                gp.mu[level] = gp.mu[level] / 10.0 if gp.mu[level] > 1e-10 else 0.0
             return new, alpha, dq
         return None, alpha, dq
 
