@@ -95,7 +95,10 @@ def add_joint(lk: Linkage, name: str, jtype: str, parent: str | None, child: str
     if name in lk.joints:
         raise VartError(f"joint {name!r} already exists")
     _check_ends(lk, name, parent, child)
-    poses = lk.poses()
+    qv = None if q is None else V.vec(q, jt.dof, f"joint {name!r}: q")
+    # Poses are needed only to place frames or to fit q (keeps building a robot linear).
+    fit = qv is None and jt.dof > 0
+    poses = lk.poses_of([parent, child]) if world_frame is not None or fit else None
     if world_frame is not None:
         if T_parent_mob is not None or T_child_frame is not None:
             raise VartError(f"joint {name!r}: give world_frame or the two frames, not both")
@@ -109,7 +112,6 @@ def add_joint(lk: Linkage, name: str, jtype: str, parent: str | None, child: str
                    pitch=V.finite(pitch, f"joint {name!r}: pitch"))
     lo, hi = _limits(j, lower, upper)
     j.lower, j.upper = lo, hi
-    qv = None if q is None else V.vec(q, jt.dof, f"joint {name!r}: q")
     if qv is not None and (np.any(qv < lo) or np.any(qv > hi)):
         raise VartError(f"joint {name!r}: q {qv.tolist()} outside its limits")
     cur_child_edge = lk.tree_edge[child]
@@ -119,7 +121,7 @@ def add_joint(lk: Linkage, name: str, jtype: str, parent: str | None, child: str
         raise VartError(f"joint {name!r}: q can only be given for a tree joint; "
                         "set a target to drive a closure joint")
     lk.joints[name] = j
-    j.q = lk.joint_q(j, poses)
+    j.q = lk.joint_q(j, poses) if fit else (np.zeros(0) if qv is None else qv.copy())
     if make:
         _make_tree(lk, j, poses)
         if qv is not None:

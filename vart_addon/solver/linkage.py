@@ -172,7 +172,27 @@ class Linkage:
 
     def pose(self, link: str) -> np.ndarray:
         self.link(link)
-        return self.poses()[link]
+        return self.poses_of([link])[link]
+
+    def poses_of(self, links) -> dict[str, np.ndarray]:
+        """World poses of some links (None entries are skipped). Uses the compiled model when it
+        is current; otherwise composes the tree edges up to the ground for just these links, so
+        a sequence of edits (e.g. importing a robot) stays linear in its length."""
+        links = [n for n in links if n is not None]
+        if self._model_version == self.topology_version:
+            m = self._model
+            T = m.fk(m.q_from_joints())
+            return {n: T[m.index[n]] for n in links}
+        return {n: self._walk_pose(n) for n in links}
+
+    def _walk_pose(self, link: str) -> np.ndarray:
+        T = np.eye(4)
+        while link is not None:
+            e = self.tree_edge[link]
+            X = e.T_parent_mob @ e.jtype.motion(e.q, e.pitch)[0] @ se3.inverse(e.T_child_frame)
+            T = (X if e.tree_dir > 0 else se3.inverse(X)) @ T
+            link = self.tree_parent(link)
+        return T
 
     def relative_pose(self, joint: Joint, poses: dict | None = None) -> np.ndarray:
         """``T_mob_childframe`` of a joint, from the links' current world poses."""
