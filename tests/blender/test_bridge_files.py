@@ -110,7 +110,8 @@ def test_a_fresh_blender_without_the_extension_keeps_the_properties(tmp_path):
         "    if isinstance(v, (list, tuple)): return [plain(x) for x in v]\n"
         "    if isinstance(v, bpy.types.ID): return {'ID': v.name}\n"
         "    return v\n"
-        "out = {o.name: plain(o['vart'].to_dict()) for o in bpy.data.objects if 'vart' in o.keys()}\n"
+        "out = {o.name: plain(o['vart'].to_dict())\n"
+        "       for o in bpy.data.objects if 'vart' in o.keys()}\n"
         "mods = sorted(m for m in sys.modules if 'vart' in m)\n"
         "addons = sorted(a for a in bpy.context.preferences.addons.keys() if 'vart' in a)\n"
         "print('VART-JSON' + json.dumps({'data': out, 'modules': mods, 'addons': addons}))\n")

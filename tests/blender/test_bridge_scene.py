@@ -314,7 +314,7 @@ def test_dragging_a_link_moves_it_to_the_target():
     bridge.sync()
     bridge.set_link_target("Loose", T)
     bridge.sync()  # a bridge-held target survives syncs
-    assert bridge.solve(TIGHT).converged
+    assert bridge.solve(TIGHT, sync=False).converged  # as a modal drag would, per event
     assert bridge.write_back().links == ["Loose"]
     np.testing.assert_allclose(world(obs["Loose"]), T, atol=1e-6)
     bridge.clear_link_target("Loose")
@@ -543,3 +543,18 @@ def test_a_mirrored_or_flat_link_is_refused(scale, problem):
     with pytest.raises(BridgeError, match=re.escape(f"object 'Loose': {problem}")):
         SceneBridge().solve()
     assert snapshot() == before
+
+
+def test_a_link_parented_in_blender_to_a_moving_link_keeps_its_own_world_pose():
+    """Blender parenting is not kinematics: a free link parented to the crank must stay put
+    in the world when the crank turns (so it is written, with a new local transform)."""
+    obs = build_fourbar(parented=True)
+    sensor = cube("Sensor")
+    place(sensor, se3.make_pose(se3.rot_z(0.7), [1, -3, 2]))
+    parent_keep(sensor, obs["crank"])
+    write_link(sensor)
+    bpy.context.view_layer.update()
+    before = world(sensor)
+    report = drive_crank(obs, SceneBridge())
+    assert "Sensor" in report.links
+    np.testing.assert_allclose(world(sensor), before, atol=1e-6)

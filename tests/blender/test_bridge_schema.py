@@ -207,7 +207,8 @@ def test_read_scene_skips_plain_objects_sorts_and_checks_across_objects():
     remove_joint(b, "z")
     assert "z" not in b["vart"]["joints"]
     # a parent outside the given objects
-    with pytest.raises(SchemaError, match="object 'b_link': .*parent object 'a_link' is not in this scene"):
+    with pytest.raises(SchemaError,
+                       match="object 'b_link': .*parent object 'a_link' is not in this scene"):
         read_scene([a, c])
 
 

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from vart_addon.solver import Linkage, Settings, Solver, se3
+from vart_addon.solver import Linkage, se3
 
 
 def planar_pose(x, y, angle=0.0, z=0.0):
@@ -120,9 +120,6 @@ def random_pose(rng, scale=1.0, max_angle=math.pi):
     return se3.make_pose(random_rotation(rng, max_angle), rng.uniform(-scale, scale, 3))
 
 
-TYPES_1DOF = ("revolute", "prismatic", "helical")
-
-
 def random_tree(rng, n_links=None, types=None, closures=0, max_closure_tries=20):
     """A random tree (chains and branches from the ground) of random joint types at random
     poses; then ``closures`` extra joints (closures, assembled: frames at the current pose)."""
@@ -153,22 +150,6 @@ def random_tree(rng, n_links=None, types=None, closures=0, max_closure_tries=20)
         lk.add_joint(f"C{c}", jt, parent, child, world_frame=random_pose(rng, 1.0),
                      pitch=0.1 if jt == "helical" else 0.0)
     return lk
-
-
-def per_level_errors(status):
-    return {lv.name: lv.error for lv in status.levels if lv.active}
-
-
-def step_solve(lk, n_steps, **settings):
-    """Solve one iteration at a time; returns the per-level error list after each call."""
-    solver = Solver(lk, Settings(max_iterations=1, **settings))
-    out = []
-    for _ in range(n_steps):
-        st = solver.solve()
-        out.append([lv.error for lv in st.levels])
-        if st.converged:
-            break
-    return out
 
 
 def circle_intersection(B, D, r_b, r_d, branch):
@@ -249,7 +230,6 @@ def vh():
     return SimpleNamespace(
         planar_pose=planar_pose, yaw=yaw, wrap=wrap, snapshot=snapshot, check_tree=check_tree,
         assert_poses_equal=assert_poses_equal, random_rotation=random_rotation,
-        random_pose=random_pose, random_tree=random_tree, per_level_errors=per_level_errors,
-        step_solve=step_solve, FourBar=FourBar,
-        circle_intersection=circle_intersection, Linkage=Linkage, Solver=Solver, Settings=Settings,
+        random_pose=random_pose, random_tree=random_tree, FourBar=FourBar,
+        circle_intersection=circle_intersection,
     )

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vart_addon.solver import CATALOG, Linkage, Solver, VartError, se3
+from vart_addon.solver import CATALOG, Linkage, Solver, VartError
 from vart_addon.solver.joint_types import INVERTIBLE
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
@@ -25,15 +25,6 @@ ALL_TYPES = tuple(CATALOG)
 
 def tree_of(lk):
     return {n: (e.name, e.is_root, e.tree_dir) for n, e in lk.tree_edge.items()}
-
-
-def chain_of_links(lk, link):
-    """Tree joints from ``link`` up to the ground."""
-    out = []
-    while link is not None:
-        out.append(lk.tree_edge[link])
-        link = lk.tree_parent(link)
-    return out
 
 
 # ---- basics -------------------------------------------------------------------------------------
@@ -334,7 +325,8 @@ def test_set_parent_and_set_child_keep_poses(vh, seed):
 
 
 # ---- random mutation sequences -------------------------------------------------------------------
-POSE_KEEPING = {"add_link", "add_joint_world", "remove_joint", "remove_link", "make_tree",
+# make_tree is not here: a closure whose invariant an earlier edit broke snaps onto it.
+POSE_KEEPING = {"add_link", "add_joint_world", "remove_joint", "remove_link",
                 "make_closure", "make_root_tree", "make_ground_link", "invert_joint",
                 "split_link", "merge_joint", "set_parent", "set_child", "set_mass",
                 "lock_joint", "set_target"}
@@ -432,7 +424,7 @@ def test_random_mutation_sequences_keep_the_invariants(vh, seed):
         for T in after.values():
             assert np.isfinite(T).all()
             np.testing.assert_allclose(T[:3, :3].T @ T[:3, :3], np.eye(3), atol=1e-9)
-        if op in POSE_KEEPING and not (op == "make_tree"):
+        if op in POSE_KEEPING:
             common = {n: before[n] for n in before if n in after}
             vh.assert_poses_equal(common, {n: after[n] for n in common}, atol=1e-9)
     # Whatever came out of the edits, the solver can run on it without NaN.

@@ -16,6 +16,8 @@ from scipy.spatial.transform import Rotation
 
 from vart_addon.solver import se3
 
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")  # no NaN, no overflow
+
 PI = math.pi
 FAST = settings(max_examples=60, deadline=None)
 
