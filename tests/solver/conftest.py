@@ -224,12 +224,27 @@ class FourBar:
         return U
 
 
+def two_link(links=("thigh", "shin", "foot"), joints=("hip", "knee", "ankle"), q=(0.0, 0.0)):
+    """A planar chain of two 1 m links: revolutes about z at (0, 0) and (1, 0), and an end link
+    fixed at (2, 0); ``q`` sets the two revolutes (rad)."""
+    lk = Linkage()
+    lk.add_link(links[0])
+    lk.add_link(links[1], pose=planar_pose(1, 0))
+    lk.add_link(links[2], pose=planar_pose(2, 0))
+    lk.add_joint(joints[0], "revolute", None, links[0], world_frame=np.eye(4))
+    lk.add_joint(joints[1], "revolute", links[0], links[1], world_frame=planar_pose(1, 0))
+    lk.add_joint(joints[2], "fixed", links[1], links[2], world_frame=planar_pose(2, 0))
+    lk.set_q(joints[0], [q[0]])
+    lk.set_q(joints[1], [q[1]])
+    return lk
+
+
 @pytest.fixture(scope="session")
 def vh():
     """The helper namespace (see the module docstring)."""
     return SimpleNamespace(
         planar_pose=planar_pose, yaw=yaw, wrap=wrap, snapshot=snapshot, check_tree=check_tree,
         assert_poses_equal=assert_poses_equal, random_rotation=random_rotation,
-        random_pose=random_pose, random_tree=random_tree, FourBar=FourBar,
+        random_pose=random_pose, random_tree=random_tree, FourBar=FourBar, two_link=two_link,
         circle_intersection=circle_intersection,
     )

@@ -17,21 +17,14 @@ def P(x, y, angle=0.0, z=0.0):
     return se3.make_pose(se3.rot_z(angle), [x, y, z])
 
 
-def arm():
+def arm(vh):
     """Planar two-link arm: shoulder at the origin, elbow at (1, 0), hand at (2, 0)."""
-    lk = Linkage()
-    lk.add_link("upper")
-    lk.add_link("fore", pose=P(1, 0))
-    lk.add_link("hand", pose=P(2, 0))
-    lk.add_joint("shoulder", "revolute", None, "upper", world_frame=np.eye(4))
-    lk.add_joint("elbow", "revolute", "upper", "fore", world_frame=P(1, 0))
-    lk.add_joint("wrist", "fixed", "fore", "hand", world_frame=P(2, 0))
-    return lk
+    return vh.two_link(("upper", "fore", "hand"), ("shoulder", "elbow", "wrist"))
 
 
 # ---- targets -----------------------------------------------------------------------------------
-def test_joint_target_is_reached_and_clearing_it_stops_the_drive():
-    lk = arm()
+def test_joint_target_is_reached_and_clearing_it_stops_the_drive(vh):
+    lk = arm(vh)
     lk.set_target("elbow", [0.7])
     j = lk.joint("elbow")
     assert j.target_q.tolist() == [0.7] and j.target_mask.tolist() == [True]
@@ -45,8 +38,8 @@ def test_joint_target_is_reached_and_clearing_it_stops_the_drive():
     assert st.iterations == 0 and j.q[0] == 0.1
 
 
-def test_link_target_with_mask_moves_only_the_selected_components():
-    lk = arm()
+def test_link_target_with_mask_moves_only_the_selected_components(vh):
+    lk = arm(vh)
     lk.set_link_target("hand", P(1.2, 1.5, 2.0), mask=[0, 1, 0, 0, 0, 0])  # only y
     assert Solver(lk, TIGHT).solve().converged
     assert lk.pose("hand")[1, 3] == pytest.approx(1.5, abs=1e-12)
@@ -72,8 +65,8 @@ def test_target_mask_on_a_multi_dof_joint():
     np.testing.assert_allclose(lk.joint("c").q, [0.0, 0.5], atol=1e-12)
 
 
-def test_resetting_a_target_value_is_picked_up_by_an_existing_solver():
-    lk = arm()
+def test_resetting_a_target_value_is_picked_up_by_an_existing_solver(vh):
+    lk = arm(vh)
     solver = Solver(lk, TIGHT)
     for v in (0.3, -0.4, 1.2):
         lk.set_target("elbow", [v])
@@ -86,8 +79,8 @@ def test_resetting_a_target_value_is_picked_up_by_an_existing_solver():
 
 
 # ---- locks ------------------------------------------------------------------------------------------
-def test_lock_joint_holds_the_current_value_by_default():
-    lk = arm()
+def test_lock_joint_holds_the_current_value_by_default(vh):
+    lk = arm(vh)
     lk.set_q("elbow", [0.4])
     lk.lock_joint("elbow")
     assert lk.joint("elbow").lock_q.tolist() == [0.4]
@@ -100,15 +93,15 @@ def test_lock_joint_holds_the_current_value_by_default():
     np.testing.assert_allclose(lk.pose("hand")[:2, 3], [0.5, 1.5], atol=1e-12)
 
 
-def test_lock_joint_with_a_value_drives_it_there():
-    lk = arm()
+def test_lock_joint_with_a_value_drives_it_there(vh):
+    lk = arm(vh)
     lk.lock_joint("elbow", [-0.8])
     assert Solver(lk, TIGHT).solve().converged
     assert lk.joint("elbow").q[0] == pytest.approx(-0.8, abs=1e-12)
 
 
-def test_lock_link_freezes_it_in_the_world():
-    lk = arm()
+def test_lock_link_freezes_it_in_the_world(vh):
+    lk = arm(vh)
     lk.set_q("shoulder", [0.3])
     lk.set_q("elbow", [0.6])
     goal = lk.pose("hand").copy()  # a reachable pose
@@ -132,8 +125,8 @@ def test_locking_a_closure_joint(vh):
 
 
 # ---- posture, springs, limits --------------------------------------------------------------------
-def test_set_posture_defaults_to_the_current_value_and_clears():
-    lk = arm()
+def test_set_posture_defaults_to_the_current_value_and_clears(vh):
+    lk = arm(vh)
     lk.set_q("shoulder", [0.25])
     lk.set_posture("shoulder")
     assert lk.joint("shoulder").posture_q.tolist() == [0.25]
@@ -144,13 +137,13 @@ def test_set_posture_defaults_to_the_current_value_and_clears():
     assert lk.joint("elbow").posture_q is None
 
 
-def test_set_stiffness_is_for_one_dof_joints_only():
+def test_set_stiffness_is_for_one_dof_joints_only(vh):
     lk = Linkage()
     lk.add_link("a")
     lk.add_joint("s", "spherical", None, "a")
     with pytest.raises(VartError, match="spherical|1-DoF|3"):
         lk.set_stiffness("s", 1.0)
-    lk2 = arm()
+    lk2 = arm(vh)
     lk2.set_q("elbow", [0.3])
     lk2.set_stiffness("elbow", 5.0)
     j = lk2.joint("elbow")
@@ -159,8 +152,8 @@ def test_set_stiffness_is_for_one_dof_joints_only():
     assert j.rest_q.tolist() == [-0.1]
 
 
-def test_set_limits_clamps_a_tree_joint_and_the_solver_respects_them():
-    lk = arm()
+def test_set_limits_clamps_a_tree_joint_and_the_solver_respects_them(vh):
+    lk = arm(vh)
     lk.set_q("elbow", [0.9])
     lk.set_limits("elbow", [-0.5], [0.5])
     assert lk.joint("elbow").q[0] == 0.5
@@ -185,7 +178,7 @@ def test_closure_limits_are_enforced_at_the_limit_level(vh):
 
 # ---- set_q, set_link_pose ----------------------------------------------------------------------
 def test_set_q_moves_the_subtree_rigidly_and_refuses_closures(vh):
-    lk = arm()
+    lk = arm(vh)
     lk.set_q("shoulder", [math.pi / 2])
     np.testing.assert_allclose(lk.pose("hand")[:3, 3], [0, 2, 0], atol=1e-12)
     fb = vh.FourBar()
@@ -193,8 +186,8 @@ def test_set_q_moves_the_subtree_rigidly_and_refuses_closures(vh):
         fb.lk.set_q("ground", [0.1])
 
 
-def test_set_link_pose_only_for_a_link_on_its_root_joint():
-    lk = arm()
+def test_set_link_pose_only_for_a_link_on_its_root_joint(vh):
+    lk = arm(vh)
     lk.add_link("free")
     lk.set_link_pose("free", P(3, 4, 1.0))
     np.testing.assert_allclose(lk.pose("free"), P(3, 4, 1.0), atol=1e-15)
@@ -203,8 +196,8 @@ def test_set_link_pose_only_for_a_link_on_its_root_joint():
 
 
 # ---- mimic -------------------------------------------------------------------------------------
-def test_mimic_is_enforced_at_the_invariant_level():
-    lk = arm()
+def test_mimic_is_enforced_at_the_invariant_level(vh):
+    lk = arm(vh)
     lk.set_mimic("elbow", "shoulder", -2.0, 0.1)
     lk.set_target("shoulder", [0.4])
     assert Solver(lk, TIGHT).solve().converged
@@ -220,7 +213,7 @@ def test_mimic_is_enforced_at_the_invariant_level():
 
 
 def test_mimic_refuses_self_cycles_and_multi_dof(vh):
-    lk = arm()
+    lk = arm(vh)
     lk.add_link("ball")
     lk.add_joint("ballj", "spherical", None, "ball")
     lk.set_mimic("elbow", "shoulder")
@@ -234,8 +227,8 @@ def test_mimic_refuses_self_cycles_and_multi_dof(vh):
 
 
 # ---- goals across topology edits -------------------------------------------------------------------
-def test_inverting_a_joint_inverts_its_goal_values():
-    lk = arm()
+def test_inverting_a_joint_inverts_its_goal_values(vh):
+    lk = arm(vh)
     lk.set_q("elbow", [0.2])
     lk.set_target("elbow", [0.5])
     lk.set_posture("elbow", [0.3])
@@ -269,8 +262,8 @@ def test_inverted_goals_drive_to_the_same_world_pose():
                                np.linalg.solve(two.pose("a"), two.pose("b")), atol=1e-10)
 
 
-def test_changing_a_joint_type_clears_goals_of_the_wrong_size():
-    lk = arm()
+def test_changing_a_joint_type_clears_goals_of_the_wrong_size(vh):
+    lk = arm(vh)
     lk.set_target("elbow", [0.5])
     lk.lock_joint("elbow")
     lk.set_joint_type("elbow", "spherical")

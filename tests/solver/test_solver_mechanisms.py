@@ -153,17 +153,7 @@ def test_slider_crank_dragged_by_its_crank_gives_the_analytic_slider_position(pl
 # ---- singular configurations --------------------------------------------------------------------
 def leg(vh, hip=0.0, knee=0.0):
     """A planar two-link leg (thigh and shin 1 m) with a foot link at the shin's end."""
-    P = vh.planar_pose
-    lk = Linkage()
-    lk.add_link("thigh")
-    lk.add_link("shin", pose=P(1, 0))
-    lk.add_link("foot", pose=P(2, 0))
-    lk.add_joint("hip", "revolute", None, "thigh", world_frame=np.eye(4))
-    lk.add_joint("knee", "revolute", "thigh", "shin", world_frame=P(1, 0))
-    lk.add_joint("ankle", "fixed", "shin", "foot", world_frame=P(2, 0))
-    lk.set_q("hip", [hip])
-    lk.set_q("knee", [knee])
-    return lk
+    return vh.two_link(q=(hip, knee))
 
 
 def record(lk, n, tol=1e-9):

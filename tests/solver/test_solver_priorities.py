@@ -216,21 +216,12 @@ def test_a_lower_goal_does_not_worsen_a_lock_compromise(vh, lower):
 
 
 # ---- specific conflicts ---------------------------------------------------------------------------
-def leg():
-    lk = Linkage()
-    lk.add_link("thigh")
-    lk.add_link("shin", pose=P(1, 0))
-    lk.add_link("foot", pose=P(2, 0))
-    lk.add_joint("hip", "revolute", None, "thigh", world_frame=np.eye(4))
-    lk.add_joint("knee", "revolute", "thigh", "shin", world_frame=P(1, 0))
-    lk.add_joint("ankle", "fixed", "shin", "foot", world_frame=P(2, 0))
-    lk.set_q("hip", [0.2])
-    lk.set_q("knee", [0.7])
-    return lk
+def leg(vh):
+    return vh.two_link(q=(0.2, 0.7))
 
 
-def test_a_lock_beats_a_conflicting_target():
-    lk = leg()
+def test_a_lock_beats_a_conflicting_target(vh):
+    lk = leg(vh)
     lk.lock_joint("hip", [0.4])
     lk.set_target("hip", [1.0])
     lk.set_target("knee", [-0.3])
@@ -242,8 +233,8 @@ def test_a_lock_beats_a_conflicting_target():
     assert st_.unmet == ["target of joint 'hip'"]
 
 
-def test_a_locked_link_beats_a_target_that_would_move_it():
-    lk = leg()
+def test_a_locked_link_beats_a_target_that_would_move_it(vh):
+    lk = leg(vh)
     foot = lk.pose("foot").copy()
     lk.lock_link("foot")
     lk.set_target("hip", [1.0])
@@ -303,9 +294,9 @@ def test_a_posture_moves_only_the_redundant_dofs():
     assert st_b.level("posture").error == pytest.approx(0.0, abs=1e-6)
 
 
-def test_a_posture_changes_nothing_without_redundancy():
+def test_a_posture_changes_nothing_without_redundancy(vh):
     def two_link(posture):
-        lk = leg()
+        lk = leg(vh)
         lk.set_link_target("foot", P(1.2, 0.9), mask=[1, 1, 0, 0, 0, 0])
         if posture is not None:
             lk.set_posture("knee", [posture])
