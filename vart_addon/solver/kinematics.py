@@ -145,6 +145,11 @@ class TreeModel:
                 FpM[:, :3, 1] = b.Fp[:, :3, 1] * c - b.Fp[:, :3, 0] * s
                 M = None
                 X = FpM @ b.Fc_inv
+            elif b.kind == "prismatic":  # Fp @ Tz(q): slide Fp's origin along its z column
+                FpM = b.Fp.copy()
+                FpM[:, :3, 3] += b.Fp[:, :3, 2] * q[b.q_idx[:, 0]][:, None]
+                M = None
+                X = FpM @ b.Fc_inv
             else:
                 M = b.jtype.motion(q[b.q_idx], b.pitch)
                 X = b.Fp @ M @ b.Fc_inv
