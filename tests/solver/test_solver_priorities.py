@@ -166,21 +166,28 @@ def test_lower_goals_never_degrade_higher_levels_on_random_mechanisms(vh, seed):
         assert both["target"] <= tgt["target"] + tol, (tgt, both)
 
 
+def three_link_arm(tip_target):
+    """Planar arm of three 1 m revolute links (q = 0.3, 0.4, -0.2) with a fixed tip link, the
+    tip's position (x, y) targeted at ``tip_target``'s origin."""
+    lk = Linkage()
+    for i in range(3):
+        lk.add_link(f"l{i}", pose=P(i, 0))
+    lk.add_link("tip", pose=P(3, 0))
+    for i in range(3):
+        lk.add_joint(f"j{i}", "revolute", None if i == 0 else f"l{i - 1}", f"l{i}",
+                     world_frame=P(i, 0))
+    lk.add_joint("tipj", "fixed", "l2", "tip", world_frame=P(3, 0))
+    for i, v in enumerate([0.3, 0.4, -0.2]):
+        lk.set_q(f"j{i}", [v])
+    lk.set_link_target("tip", tip_target, mask=[1, 1, 0, 0, 0, 0])
+    return lk
+
+
 def test_posture_does_not_degrade_an_unreachable_target():
     """Three-link planar arm (1 m links), tip target beyond reach: optimum = stretched arm.
     (A posture used to stall the target short of it: damped null-space leakage.)"""
     def arm(posture):
-        lk = Linkage()
-        for i in range(3):
-            lk.add_link(f"l{i}", pose=P(i, 0))
-        lk.add_link("tip", pose=P(3, 0))
-        for i in range(3):
-            lk.add_joint(f"j{i}", "revolute", None if i == 0 else f"l{i - 1}", f"l{i}",
-                         world_frame=P(i, 0))
-        lk.add_joint("tipj", "fixed", "l2", "tip", world_frame=P(3, 0))
-        for i, v in enumerate([0.3, 0.4, -0.2]):
-            lk.set_q(f"j{i}", [v])
-        lk.set_link_target("tip", P(4, 0.5), mask=[1, 1, 0, 0, 0, 0])
+        lk = three_link_arm(P(4, 0.5))
         if posture is not None:
             lk.set_posture("j1", [posture])
         return Solver(lk, Settings(max_iterations=2000)).solve().level("target").error
@@ -264,18 +271,7 @@ def test_a_posture_moves_only_the_redundant_dofs():
     """Three-link planar arm, tip position targeted: a posture on the middle joint picks the
     self-motion that is closest to it and leaves the tip where the target wants it."""
     def arm():
-        lk = Linkage()
-        for i in range(3):
-            lk.add_link(f"l{i}", pose=P(i, 0))
-        lk.add_link("tip", pose=P(3, 0))
-        for i in range(3):
-            lk.add_joint(f"j{i}", "revolute", None if i == 0 else f"l{i - 1}", f"l{i}",
-                         world_frame=P(i, 0))
-        lk.add_joint("tipj", "fixed", "l2", "tip", world_frame=P(3, 0))
-        for i, v in enumerate([0.3, 0.4, -0.2]):
-            lk.set_q(f"j{i}", [v])
-        lk.set_link_target("tip", P(1.8, 1.2), mask=[1, 1, 0, 0, 0, 0])
-        return lk
+        return three_link_arm(P(1.8, 1.2))
 
     tight = Settings(tol=1e-12, max_iterations=500)
     a = arm()
