@@ -1,13 +1,20 @@
-"""The solve loop: prioritized steps with adaptive step length, limits, budgets and status.
+"""The solve loop: prioritized steps, step control, limits, budgets and status.
 
 Each solve group (see :mod:`.topology`) is iterated on its own, warm-started from the linkage's
-current configuration. One iteration: evaluate every level's error and Jacobian, take the
-prioritized step (:func:`.pdls.prioritized_step`) with tree-joint limits clamped, and accept it
-only if no level got worse than before without a higher level having improved (a level below
-its tolerance counts as satisfied). A step that worsens a higher level gets one second-order
-correction on the levels down to that one; if that fails, the step is halved and retried.
-The step length grows again after each success. The solve stops when every level is
-satisfied, when an iteration improves no level by more than ``stall_tol`` (an over-constrained
+current configuration (and from its previous evaluation when only goal values changed).
+One iteration:
+
+1. the prioritized step over all levels (:func:`.pdls.prioritized_step`), tree-joint limits
+   clamped, capped at ``max_step`` per DoF; ``max_step`` is also a trust region: if the highest
+   unsatisfied level's *own* step is far longer, that level gets Levenberg-Marquardt damping;
+2. lexicographic acceptance: no level may end worse than max(before, tol) unless a higher one
+   improved; the level that improved must gain at least a quarter of what its linear model
+   predicted (else: retry without the levels below it, then with more damping). A higher level
+   that a trial worsened gets Newton corrections on the levels down to it; an energy overshoot
+   halves the step. Good gains relax the damping.
+
+It stops when every level is satisfied (or only potential/posture remain and ask for no
+motion), when an iteration improves no level by more than ``stall_tol`` (an over-constrained
 level has reached its least-squares compromise), or when a budget runs out.
 """
 from __future__ import annotations
@@ -18,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import goals as G
+from .evaluation import GroupProblem, Evaluation
 from .pdls import prioritized_step
 from .topology import analyse
 
@@ -72,139 +80,13 @@ class SolveStatus:
         return self.levels[G.LEVEL_NAMES.index(name)]
 
 
-class _Eval:
-    """One evaluation: per-batch rows, per-level (e, J), measures, goal errors, satisfied."""
-
-    __slots__ = ("q", "rows", "levels", "measure", "goal_err", "satisfied", "state")
-
-
-class GroupProblem:
-    """Evaluates one group's goals at a configuration: per-level rows, Jacobians, measures."""
-
-    def __init__(self, model, spec, tol):
-        self.model, self.spec, self.tol = model, spec, tol
-        self.cols = spec.cols
-        self.active = [bool(b) for b in spec.levels]
-        self.batches = [b for lv in spec.levels for b in lv]
-        self.level_slices = []
-        i = 0
-        for lv in spec.levels:
-            self.level_slices.append(slice(i, i + len(lv)))
-            i += len(lv)
-        self.names = [[nm for b in lv for nm in b.names] for lv in spec.levels]
-        self._empty = (np.zeros(0), np.zeros((0, len(self.cols))))
-        self.last: _Eval | None = None
-        self.potential_scale = 1.0  # adaptive multiplier of tau (see potential_rows)
-        self.mu = np.zeros(6)  # Levenberg-Marquardt damping per level (adapted by gain ratio)
-        self.value_batches = frozenset(i for i, b in enumerate(self.batches)
-                                       if isinstance(b, G.ConfigBatch))
-
-    def potential_rows(self, ev: "_Eval"):
-        """The potential level's (J, rhs) with tau scaled by ``potential_scale``: gravity
-        pushes scale by it, spring rows (error and Jacobian) by its square root, so the
-        normal equations stay proportional to the potential's gradient."""
-        g = self.potential_scale
-        Js, rs = [], []
-        for b, (e, J, _) in zip(self.batches[self.level_slices[G.POTENTIAL]],
-                                ev.rows[self.level_slices[G.POTENTIAL]]):
-            if isinstance(b, G.GravityBatch):
-                Js.append(J)
-                rs.append(-g * e)
-            else:
-                Js.append(np.sqrt(g) * J)
-                rs.append(-np.sqrt(g) * e)
-        return np.concatenate(Js), np.concatenate(rs)
-
-    def raise_damping(self, ev: "_Eval", level: int, factor: float):
-        """Levenberg-Marquardt: more damping on ``level`` (floor: 1e-3 of the level's largest
-        squared row norm, so the damping has the Jacobian's units)."""
-        J = ev.levels[level][1]
-        floor = 1e-3 * float(np.einsum("ij,ij->i", J, J).max(initial=1.0))
-        self.mu[level] = min(max(factor * self.mu[level], floor), 1e12)
-
-    def predict(self, ev: "_Eval", step: np.ndarray) -> list:
-        """Each level's measure after ``step`` by its linear model (energy: first order)."""
-        out = []
-        for k, (e, J) in enumerate(ev.levels):
-            if k == G.POTENTIAL:
-                out.append(ev.measure[k] + float((J.T @ e) @ step) / self.spec.tau
-                           if self.active[k] else 0.0)
-            else:
-                r = e + J @ step if e.size else e
-                out.append(float(np.sqrt(r @ r)))
-        return out
-
-    def rescale_potential(self, old: "_Eval", new: "_Eval", step: np.ndarray, shrink: float):
-        """Potential rows have no natural scale: fit a parabola to the energy along the step
-        just taken (value before and after, slope ``grad U . step`` with ``J^T e = tau grad
-        U``) and scale tau toward the parabola's minimum, i.e. toward a Newton-sized step.
-        ``shrink`` is how much the step taken was shortened (line search, step cap)."""
-        e, J = old.levels[G.POTENTIAL]
-        slope = float((J.T @ e) @ step) / self.spec.tau
-        curv = new.measure[G.POTENTIAL] - old.measure[G.POTENTIAL] - slope
-        if slope < 0 and curv > 0:
-            factor = min(max(-slope / (2 * curv) * shrink, 0.1), 10.0)
-            self.potential_scale = min(max(self.potential_scale * factor, 1e-6), 1e6)
-
-    def evaluate(self, q: np.ndarray, jac: bool, reuse: _Eval | None = None,
-                 dirty: frozenset = frozenset()) -> _Eval:
-        """Rows of every goal at ``q``. With ``reuse`` (an evaluation at the same q, with
-        Jacobians), only the batches in ``dirty`` (goal values changed) are recomputed."""
-        m = self.model
-        if reuse is None:
-            if jac:
-                T, motions = m.fk(q, with_motion=True)
-                S = m.twists(T, q, motions)[:, self.cols]
-            else:
-                T, S = m.fk(q), None
-            st = G.State(q, T, S)
-            rows = [b.rows(st, jac) for b in self.batches]
-        else:
-            st = reuse.state
-            rows = [b.rows(st, True) if i in dirty else reuse.rows[i]
-                    for i, b in enumerate(self.batches)]
-        ev = _Eval()
-        ev.q, ev.rows = q, rows
-        ev.levels, ev.measure, ev.goal_err, ev.satisfied = [], [], [], []
-        for k, sl in enumerate(self.level_slices):
-            part = rows[sl]
-            if not part:
-                ev.levels.append(self._empty if jac else (self._empty[0], None))
-                ev.measure.append(0.0)
-                ev.goal_err.append(self._empty[0])
-                ev.satisfied.append(True)
-                continue
-            if len(part) == 1:
-                e, J = part[0][0], part[0][1]
-            else:
-                e = np.concatenate([r[0] for r in part])
-                J = np.concatenate([r[1] for r in part]) if jac else None
-            ev.levels.append((e, J))
-            if k == G.POTENTIAL:
-                energy = 0.0
-                for b, r in zip(self.batches[sl], part):
-                    energy += b.energy(st) if isinstance(b, G.GravityBatch) else \
-                        0.5 * float(r[0] @ r[0]) / self.spec.tau
-                ev.measure.append(energy)
-                ev.goal_err.append(self._empty[0])
-                ev.satisfied.append(False)
-                continue
-            ge = np.concatenate([np.sqrt(np.bincount(r[2], r[0] * r[0], minlength=len(b.names)))
-                                 for b, r in zip(self.batches[sl], part)])
-            ev.goal_err.append(ge)
-            ev.measure.append(float(np.sqrt(e @ e)))
-            ev.satisfied.append(bool(ge.max(initial=0.0) <= self.tol))
-        ev.state = st if jac else None
-        return ev
-
-
 _SOFT = (G.POTENTIAL, G.POSTURE)  # levels that need not reach zero
 
 
 OK, WORSE, SHORT = "ok", "worse", "short"
 
 
-def _compare(new: _Eval, old: _Eval, tol: float, active, predicted=None, eta=0.25):
+def _compare(new: Evaluation, old: Evaluation, tol: float, active, predicted=None, eta=0.25):
     """Lexicographic acceptance of ``new`` against ``old``: ``(verdict, level, ratio)``.
 
     ``WORSE`` at the highest level that got worse. Otherwise the highest unsatisfied level

@@ -1,0 +1,139 @@
+"""One solve group's goals evaluated at a configuration: per-level rows, Jacobians, measures.
+
+:class:`GroupProblem` runs forward kinematics and the world twists, asks every goal batch for
+its rows, and assembles them per priority level with each level's *measure*: the norm of its
+error rows, or the potential energy (J) for the potential level. It also holds the group's
+adaptive state used by the solve loop: Levenberg-Marquardt damping per level (``mu``) and the
+scale of the potential rows (``potential_scale``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import goals as G
+
+
+class Evaluation:
+    """One evaluation: per-batch rows, per-level (e, J), measures, goal errors, satisfied."""
+
+    __slots__ = ("q", "rows", "levels", "measure", "goal_err", "satisfied", "state")
+
+
+class GroupProblem:
+    """Evaluates one group's goals at a configuration: per-level rows, Jacobians, measures."""
+
+    def __init__(self, model, spec, tol):
+        self.model, self.spec, self.tol = model, spec, tol
+        self.cols = spec.cols
+        self.active = [bool(b) for b in spec.levels]
+        self.batches = [b for lv in spec.levels for b in lv]
+        self.level_slices = []
+        i = 0
+        for lv in spec.levels:
+            self.level_slices.append(slice(i, i + len(lv)))
+            i += len(lv)
+        self.names = [[nm for b in lv for nm in b.names] for lv in spec.levels]
+        self._empty = (np.zeros(0), np.zeros((0, len(self.cols))))
+        self.last: Evaluation | None = None
+        self.potential_scale = 1.0  # adaptive multiplier of tau (see potential_rows)
+        self.mu = np.zeros(6)  # Levenberg-Marquardt damping per level (adapted by gain ratio)
+        self.value_batches = frozenset(i for i, b in enumerate(self.batches)
+                                       if isinstance(b, G.ConfigBatch))
+
+    def potential_rows(self, ev: "Evaluation"):
+        """The potential level's (J, rhs) with tau scaled by ``potential_scale``: gravity
+        pushes scale by it, spring rows (error and Jacobian) by its square root, so the
+        normal equations stay proportional to the potential's gradient."""
+        g = self.potential_scale
+        Js, rs = [], []
+        for b, (e, J, _) in zip(self.batches[self.level_slices[G.POTENTIAL]],
+                                ev.rows[self.level_slices[G.POTENTIAL]]):
+            if isinstance(b, G.GravityBatch):
+                Js.append(J)
+                rs.append(-g * e)
+            else:
+                Js.append(np.sqrt(g) * J)
+                rs.append(-np.sqrt(g) * e)
+        return np.concatenate(Js), np.concatenate(rs)
+
+    def raise_damping(self, ev: "Evaluation", level: int, factor: float):
+        """Levenberg-Marquardt: more damping on ``level`` (floor: 1e-3 of the level's largest
+        squared row norm, so the damping has the Jacobian's units)."""
+        J = ev.levels[level][1]
+        floor = 1e-3 * float(np.einsum("ij,ij->i", J, J).max(initial=1.0))
+        self.mu[level] = min(max(factor * self.mu[level], floor), 1e12)
+
+    def predict(self, ev: "Evaluation", step: np.ndarray) -> list:
+        """Each level's measure after ``step`` by its linear model (energy: first order)."""
+        out = []
+        for k, (e, J) in enumerate(ev.levels):
+            if k == G.POTENTIAL:
+                out.append(ev.measure[k] + float((J.T @ e) @ step) / self.spec.tau
+                           if self.active[k] else 0.0)
+            else:
+                r = e + J @ step if e.size else e
+                out.append(float(np.sqrt(r @ r)))
+        return out
+
+    def rescale_potential(self, old: "Evaluation", new: "Evaluation", step: np.ndarray, shrink: float):
+        """Potential rows have no natural scale: fit a parabola to the energy along the step
+        just taken (value before and after, slope ``grad U . step`` with ``J^T e = tau grad
+        U``) and scale tau toward the parabola's minimum, i.e. toward a Newton-sized step.
+        ``shrink`` is how much the step taken was shortened (line search, step cap)."""
+        e, J = old.levels[G.POTENTIAL]
+        slope = float((J.T @ e) @ step) / self.spec.tau
+        curv = new.measure[G.POTENTIAL] - old.measure[G.POTENTIAL] - slope
+        if slope < 0 and curv > 0:
+            factor = min(max(-slope / (2 * curv) * shrink, 0.1), 10.0)
+            self.potential_scale = min(max(self.potential_scale * factor, 1e-6), 1e6)
+
+    def evaluate(self, q: np.ndarray, jac: bool, reuse: Evaluation | None = None,
+                 dirty: frozenset = frozenset()) -> Evaluation:
+        """Rows of every goal at ``q``. With ``reuse`` (an evaluation at the same q, with
+        Jacobians), only the batches in ``dirty`` (goal values changed) are recomputed."""
+        m = self.model
+        if reuse is None:
+            if jac:
+                T, motions = m.fk(q, with_motion=True)
+                S = m.twists(T, q, motions)[:, self.cols]
+            else:
+                T, S = m.fk(q), None
+            st = G.State(q, T, S)
+            rows = [b.rows(st, jac) for b in self.batches]
+        else:
+            st = reuse.state
+            rows = [b.rows(st, True) if i in dirty else reuse.rows[i]
+                    for i, b in enumerate(self.batches)]
+        ev = Evaluation()
+        ev.q, ev.rows = q, rows
+        ev.levels, ev.measure, ev.goal_err, ev.satisfied = [], [], [], []
+        for k, sl in enumerate(self.level_slices):
+            part = rows[sl]
+            if not part:
+                ev.levels.append(self._empty if jac else (self._empty[0], None))
+                ev.measure.append(0.0)
+                ev.goal_err.append(self._empty[0])
+                ev.satisfied.append(True)
+                continue
+            if len(part) == 1:
+                e, J = part[0][0], part[0][1]
+            else:
+                e = np.concatenate([r[0] for r in part])
+                J = np.concatenate([r[1] for r in part]) if jac else None
+            ev.levels.append((e, J))
+            if k == G.POTENTIAL:
+                energy = 0.0
+                for b, r in zip(self.batches[sl], part):
+                    energy += b.energy(st) if isinstance(b, G.GravityBatch) else \
+                        0.5 * float(r[0] @ r[0]) / self.spec.tau
+                ev.measure.append(energy)
+                ev.goal_err.append(self._empty[0])
+                ev.satisfied.append(False)
+                continue
+            ge = np.concatenate([np.sqrt(np.bincount(r[2], r[0] * r[0], minlength=len(b.names)))
+                                 for b, r in zip(self.batches[sl], part)])
+            ev.goal_err.append(ge)
+            ev.measure.append(float(np.sqrt(e @ e)))
+            ev.satisfied.append(bool(ge.max(initial=0.0) <= self.tol))
+        ev.state = st if jac else None
+        return ev
