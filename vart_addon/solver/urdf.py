@@ -102,7 +102,8 @@ def _geometry(parent: ET.Element) -> Geometry:
     shapes = [c for c in geo if _local(c.tag) in ("box", "cylinder", "sphere", "mesh")]
     if not shapes:
         found = [_local(c.tag) for c in geo]
-        raise UrdfError(f"<geometry> has no box, cylinder, sphere or mesh" + (f" (found <{found[0]}>)" if found else ""))
+        raise UrdfError("<geometry> has no box, cylinder, sphere or mesh"
+                        + (f" (found <{found[0]}>)" if found else ""))
     s, kind = shapes[0], _local(shapes[0].tag)
     if kind == "box":
         return Box(_nums(s, "size", "<box>"))

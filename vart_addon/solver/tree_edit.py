@@ -1,0 +1,296 @@
+"""Tree-structure mutations of a :class:`~.linkage.Linkage`: which joints form the spanning
+tree, grounding, inversion, splitting and merging links. Each is validated and atomic, and keeps
+every link's world pose (see :mod:`.editing` for links and joints themselves).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import se3, validate as V
+from .errors import VartError
+from .joint_types import INVERTIBLE, joint_type
+from .linkage import Joint, Link, Linkage
+
+_GENERAL = joint_type("general")
+
+
+def make_tree(lk: Linkage, name: str):
+    """Make a joint a tree edge. The link it now carries gives up its previous tree edge."""
+    j = lk.joint(name)
+    if j.is_tree:
+        return
+    poses = lk.poses()
+    j.q = lk.joint_q(j, poses)
+    _make_tree(lk, j, poses)
+    lk.touch_topology()
+
+
+def make_root_tree(lk: Linkage, link: str):
+    """Free a link: its root joint becomes its tree edge (its previous tree edge a closure)."""
+    r = lk.root(link)
+    if r is lk.tree_edge[link]:
+        return
+    poses = lk.poses()
+    lk.tree_edge[link].tree_dir = 0
+    _set_root_edge(lk, link, poses)  # the root joint's q must be the link's current pose
+    lk.touch_topology()
+
+
+def make_closure(lk: Linkage, name: str):
+    """Make a tree joint a closure; the link it carried falls back to its root joint."""
+    j = lk.joint(name)
+    if not j.is_tree:
+        return
+    poses = lk.poses()
+    carried = j.child if j.tree_dir > 0 else j.parent
+    _set_root_edge(lk, carried, poses)
+    j.tree_dir = 0
+    lk.touch_topology()
+
+
+def make_ground_link(lk: Linkage, link: str):
+    """Hang ``link`` from the ground by its root joint and invert the tree path back to the
+    link that was grounded before (whose root joint becomes a closure). Poses are unchanged."""
+    lk.link(link)
+    if lk.tree_edge[link].is_root:
+        return
+    _ground(lk, link, lk.poses())
+    lk.touch_topology()
+
+
+def invert_joint(lk: Linkage, name: str):
+    """Swap a joint's parent and child (its configuration becomes the inverse motion's).
+
+    For a tree joint this re-grounds: the old child becomes the ground side (its root joint
+    carries it) and the tree path back is inverted. World poses are unchanged.
+    """
+    j = lk.joint(name)
+    if j.jtype.name not in INVERTIBLE:
+        raise VartError(f"joint {name!r}: a {j.jtype.name} joint cannot be inverted "
+                        "(its inverse motion is not of the same type)")
+    if j.parent is None:
+        raise VartError(f"joint {name!r}: a joint to the ground cannot be inverted "
+                        "(the ground cannot be a child)")
+    if j.mimic or any(o.mimic and o.mimic[0] == name for o in lk.joints.values()):
+        raise VartError(f"joint {name!r}: remove its mimic coupling before inverting it")
+    poses = lk.poses()
+    was_tree = j.is_tree
+    M = lk.relative_pose(j, poses)
+    j.parent, j.child = j.child, j.parent
+    j.T_parent_mob, j.T_child_frame = j.T_child_frame, j.T_parent_mob
+    lo, hi = j.lower.copy(), j.upper.copy()
+    fitted = j.jtype.fit(se3.inverse(M), j.pitch)[0]
+    j.q = fitted
+    if j.dof and j.jtype.rot != "free":
+        j.lower, j.upper = -hi, -lo  # scalar inverses negate (exact for 1-DoF; see notes)
+    for attr in ("lock_q", "target_q", "posture_q", "rest_q"):
+        goal = getattr(j, attr)
+        if goal is not None:  # the goal configuration of the inverse motion
+            inv = j.jtype.fit(se3.inverse(j.jtype.motion(goal, j.pitch)), j.pitch)[0]
+            if j.jtype.rz_idx >= 0:  # a rotation about z inverts to minus itself, turns kept
+                inv[j.jtype.rz_idx] = -goal[j.jtype.rz_idx]
+            setattr(j, attr, inv)
+    if was_tree:
+        j.tree_dir = -j.tree_dir
+        # Not make_ground_link: lk.poses() would now mix the edited joint with the cached model.
+        _ground(lk, j.parent, poses)
+    lk.touch_topology()
+
+
+def split_link(lk: Linkage, link: str, new_link: str, joints=(), *, T_link_new=None,
+               joint_name: str | None = None, jtype: str = "fixed") -> Joint:
+    """Split ``link``: a new link at ``pose(link) @ T_link_new`` takes over ``joints`` (names of
+    joints attached to ``link``), and a new joint (type ``jtype``, frames at the new link's
+    origin) connects ``link`` (parent) to it. Returns the new joint. Poses are unchanged."""
+    lk.link(link)
+    V.name(new_link, "link")
+    if new_link in lk.links:
+        raise VartError(f"link {new_link!r} already exists")
+    jname = joint_name or f"{link}-{new_link}"
+    if jname in lk.joints:
+        raise VartError(f"joint {jname!r} already exists")
+    jt = _type(jname, jtype)
+    moving = [lk.joint(n) for n in joints]
+    for m in moving:
+        if link not in (m.parent, m.child):
+            raise VartError(f"joint {m.name!r} is not attached to link {link!r}")
+    Tln = np.eye(4) if T_link_new is None else V.pose(T_link_new, "split_link: T_link_new")
+    poses = lk.poses()
+    old = lk.links[link]
+    lk.links[new_link] = Link(new_link, 0.0, np.zeros(3), old.virtual)
+    root = _new_joint(new_link, _GENERAL, None, new_link, np.eye(4), np.eye(4), is_root=True)
+    root.q = _root_q(poses[link] @ Tln)
+    lk.roots[new_link] = root
+    poses[new_link] = poses[link] @ Tln
+    inv = se3.inverse(Tln)
+    for m in moving:
+        if m.parent == link:
+            m.parent, m.T_parent_mob = new_link, inv @ m.T_parent_mob
+        if m.child == link:
+            m.child, m.T_child_frame = new_link, inv @ m.T_child_frame
+    conn = _new_joint(jname, jt, link, new_link, Tln, np.eye(4), virtual=old.virtual)
+    conn.tree_dir = 1
+    lk.joints[jname] = conn
+    carried_by_moved = lk.tree_edge[link] in moving
+    if carried_by_moved:
+        lk.tree_edge[new_link] = lk.tree_edge[link]
+        conn.tree_dir = -1
+        lk.tree_edge[link] = conn
+    else:
+        lk.tree_edge[new_link] = conn
+    _rebuild_tree(lk, poses)
+    return conn
+
+
+def merge_joint(lk: Linkage, name: str):
+    """Remove a joint and weld its child link into its parent (or into the ground).
+
+    The child's other joints move to the parent with their frames re-expressed; masses combine.
+    """
+    j = lk.joint(name)
+    if j.mimic or any(o.mimic and o.mimic[0] == name for o in lk.joints.values()):
+        raise VartError(f"joint {name!r}: remove its mimic coupling before merging it")
+    P, C = j.parent, j.child
+    for o in lk.joints_of(C):  # check everything before changing anything
+        if o is j:
+            continue
+        if o.child == C and P is None:
+            raise VartError(f"joint {o.name!r} has link {C!r} as child; it cannot be "
+                            "merged into the ground")
+        if (P if o.parent == C else o.parent) == (P if o.child == C else o.child):
+            raise VartError(f"merging {name!r} would make joint {o.name!r} connect a link to itself")
+    poses = lk.poses()
+    T_P = np.eye(4) if P is None else poses[P]
+    T_PC = se3.inverse(T_P) @ poses[C]
+    del lk.joints[name]
+    for o in lk.joints_of(C):
+        if o.parent == C:
+            o.parent, o.T_parent_mob = P, T_PC @ o.T_parent_mob
+        if o.child == C:
+            o.child, o.T_child_frame = P, T_PC @ o.T_child_frame
+    if P is not None:
+        a, b = lk.links[P], lk.links[C]
+        m = a.mass + b.mass
+        if m > 0:
+            com_b = T_PC[:3, :3] @ b.com + T_PC[:3, 3]
+            a.com = (a.mass * a.com + b.mass * com_b) / m
+        a.mass = m
+    del lk.links[C], lk.roots[C], lk.tree_edge[C]
+    _rebuild_tree(lk, poses)
+
+
+# ---- helpers ------------------------------------------------------------------------------
+def _root_q(T_world_link: np.ndarray) -> np.ndarray:
+    return np.concatenate([T_world_link[:3, 3], se3.so3_log(T_world_link[:3, :3])])
+
+
+def _new_joint(name, jt, parent, child, Tpm, Tcf, **kw) -> Joint:
+    inf = np.full(jt.dof, np.inf)
+    return Joint(name=name, jtype=jt, parent=parent, child=child, T_parent_mob=Tpm,
+                 T_child_frame=Tcf, q=np.zeros(jt.dof), lower=-inf, upper=inf.copy(), **kw)
+
+
+def _ground(lk, link, poses):
+    """make_ground_link's surgery, with the world poses taken before any change."""
+    path = []  # (link, its edge) from `link` up to the grounded link
+    cur = link
+    while cur is not None:
+        e = lk.tree_edge[cur]
+        path.append((cur, e))
+        cur = lk.tree_parent(cur)
+    for (below, e_below), (above, _) in zip(path, path[1:]):
+        e_below.tree_dir = -e_below.tree_dir
+        lk.tree_edge[above] = e_below
+    path[-1][1].tree_dir = 0
+    root = lk.roots[link]
+    root.q = _root_q(poses[link])
+    root.tree_dir = 1
+    lk.tree_edge[link] = root
+
+
+def _type(name, jtype):
+    try:
+        return joint_type(jtype)
+    except ValueError as e:
+        raise VartError(f"joint {name!r}: {e}") from None
+
+
+def _set_root_edge(lk, link, poses):
+    root = lk.roots[link]
+    root.q = _root_q(poses[link])
+    root.tree_dir = 1
+    lk.tree_edge[link] = root
+
+
+def _make_tree(lk, j, poses):
+    """Put closure joint ``j`` into the tree, giving up the tree edge of the link it carries."""
+    a, b = j.parent, j.child
+    if lk.is_ancestor(b, a):  # the parent hangs below the child: carry the parent instead
+        old = lk.tree_edge[a]
+        old.tree_dir = 0
+        j.tree_dir = -1
+        lk.tree_edge[a] = j
+    else:
+        old = lk.tree_edge[b]
+        old.tree_dir = 0
+        j.tree_dir = 1
+        lk.tree_edge[b] = j
+    lk.touch_topology()
+
+
+def _rebuild_tree(lk, poses):
+    """Make the tree valid again after surgery, keeping the existing tree edges where possible.
+
+    Walks from the ground along root joints and tree-flagged joints; a flagged joint that would
+    close a cycle becomes a closure; a link not reached hangs from its root joint at its pose.
+    """
+    incident: dict[str | None, list[Joint]] = {n: [] for n in lk.links}
+    incident[None] = []
+    for j in lk.joints.values():
+        if j.is_tree:
+            for end in (j.parent, j.child):
+                incident[end].append(j)
+    seen: set = set()
+    stack = [n for n in lk.links if lk.roots[n].is_tree]
+    for n in stack:
+        lk.tree_edge[n] = lk.roots[n]
+    # `reached`: links that already have their tree edge (a link is reached when its edge is
+    # chosen, before it is visited, so a second flagged joint to it becomes a closure).
+    reached: set = set(stack) | {None}
+    stack.append(None)  # the ground first: tree joints from the ground keep carrying their links
+    pending = list(lk.links)
+    used: set[int] = set()
+    while True:
+        while stack:
+            cur = stack.pop()
+            if cur in seen:
+                continue
+            seen.add(cur)
+            for j in incident[cur]:
+                if id(j) in used:
+                    continue
+                other = j.child if j.parent == cur else j.parent
+                used.add(id(j))
+                if other in reached:
+                    j.tree_dir = 0
+                    continue
+                j.tree_dir = 1 if j.child == other else -1
+                lk.tree_edge[other] = j
+                reached.add(other)
+                stack.append(other)
+        rest = [n for n in pending if n not in seen]
+        if not rest:
+            break
+        _set_root_edge(lk, rest[0], poses)
+        reached.add(rest[0])
+        stack.append(rest[0])
+    for j in lk.joints.values():
+        if j.is_tree and id(j) not in used:
+            j.tree_dir = 0
+    for n, r in lk.roots.items():
+        if lk.tree_edge[n] is not r:
+            r.tree_dir = 0
+    lk.touch_topology()
+
+
+__all__ = ["make_tree", "make_root_tree", "make_closure", "make_ground_link", "invert_joint", "split_link", "merge_joint"]
