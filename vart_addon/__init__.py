@@ -18,7 +18,11 @@ from types import ModuleType
 # Sub-modules (relative to this package) that have ``register()`` and
 # ``unregister()``, in registration order. They are unregistered in reverse
 # order, so list a module after the modules whose classes it refers to.
-_SUBMODULES: tuple[str, ...] = ()
+_SUBMODULES: tuple[str, ...] = (
+    "properties",
+    "operators.links", "operators.joints", "operators.goals", "operators.solve",
+    "menus",
+)
 
 # Modules whose register() succeeded, in order. Kept so that unregister()
 # undoes exactly what was done, also after a partial failure.

@@ -1,0 +1,15 @@
+"""vart's operators, one family per module; each module has a ``classes`` tuple and
+``register()`` / ``unregister()`` and is listed in ``vart_addon._SUBMODULES``.
+
+- :mod:`.links`: make_links, add_virtual_link, make_ground_link, split_link, set_mass
+- :mod:`.joints`: add_joint, remove_joint, set_joint_frame_from_cursor, change_joint_type,
+  invert_joint, make_tree_joint, make_closure_joint, merge_joint
+- :mod:`.goals`: lock, unlock, set_target, clear_target, set_posture, clear_posture,
+  set_limits, set_stiffness
+- :mod:`.solve`: operate_joint, solve
+
+Each operator is thin: it maps the context (active link, selection, active joint, 3D cursor)
+to one :func:`vart_addon.bridge.edits.edit` call, and reports bridge and solver errors
+instead of raising (the scene is then unchanged). Helpers are in :mod:`._common`.
+"""
+

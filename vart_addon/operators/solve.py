@@ -1,0 +1,85 @@
+"""Operate Joint and Solve: the operators that run the solver and write the solved poses.
+
+Both use the scene's solver settings and gravity (``scene.vart``, :mod:`vart_addon.properties`)
+and record the solve's status there; unmet goals are reported as a warning (the best
+least-squares pose is still written: DESIGN.md, "Errors and bad input").
+"""
+import bpy
+import numpy as np
+from bpy.props import FloatVectorProperty
+
+from . import _common as C
+
+
+class VART_OT_operate_joint(bpy.types.Operator):
+    bl_idname = "vart.operate_joint"
+    bl_label = "Operate Joint"
+    bl_description = ("Set the active joint's value (display units: degrees, scene lengths): "
+                      "it gets a target at that value and every other joint follows through "
+                      "the solver, within limits and locks")
+    bl_options = {'REGISTER', 'UNDO'}
+
+    value: FloatVectorProperty(name="Value", size=6, description="Value per DoF in display "
+                               "units (first DoF first; extra entries are ignored)")
+
+    @classmethod
+    def poll(cls, context):
+        return C.poll_joint(cls, context)
+
+    def invoke(self, context, event):
+        ob, name = C.active_joint(context)
+        jtype = C.joint_type_of(context, name)
+        q = C.stored(ob, name, "q")
+        if jtype is not None and q is not None:
+            try:
+                self.value = C.pad6(C.to_display(list(q), jtype, context.scene))
+            except (TypeError, ValueError):
+                pass
+        return context.window_manager.invoke_props_dialog(self)
+
+    def execute(self, context):
+        scene = context.scene
+        name = C.active_joint(context)[1]
+        jtype = C.joint_type_of(context, name)
+        if jtype is None:
+            self.report({'ERROR'}, f"joint {name!r} has no valid type")
+            return {'CANCELLED'}
+        q = C.to_internal(self.value, jtype, scene)
+        if not q:
+            self.report({'ERROR'}, f"joint {name!r} is {jtype}: it has no value to operate")
+            return {'CANCELLED'}
+        if not np.isfinite(q).all():
+            self.report({'ERROR'}, f"joint {name!r}: the value must be finite, got {q}")
+            return {'CANCELLED'}
+
+        return C.apply(self, context, lambda lk: lk.set_target(name, q), solve=True,
+                       quiet=False)[0]
+
+
+class VART_OT_solve(bpy.types.Operator):
+    bl_idname = "vart.solve"
+    bl_label = "Solve"
+    bl_description = ("Move every joint so that the goals hold in priority order (invariant, "
+                      "limit, lock, potential, target, posture) and write the poses")
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        return C.object_mode(cls, context)
+
+    def execute(self, context):
+        return C.apply(self, context, lambda lk: None, solve=True, quiet=False)[0]
+
+
+classes = (VART_OT_operate_joint, VART_OT_solve)
+
+
+def register() -> None:
+    for cls in classes:
+        bpy.utils.register_class(cls)
+
+
+def unregister() -> None:
+    C.clear_bridge_cache()
+    for cls in reversed(classes):
+        bpy.utils.unregister_class(cls)

@@ -1,0 +1,143 @@
+"""Scene-level vart settings and the status of the last solve: ``bpy.types.Scene.vart``.
+
+This is UI state and solver knobs, not mechanism data: links and joints stay plain ID
+properties on their objects (DESIGN.md, "Data in the .blend"; :mod:`.bridge.schema`). The
+sidebar panels read and edit these fields by name:
+
+- ``active_joint``: name of the joint the joint operators act on ("" = none); set by the joint
+  list (``joint_index`` is its row) and by ``vart.add_joint``.
+- ``max_iterations``, ``time_budget_ms`` (milliseconds), ``damping`` (the solver's
+  ``lambda_max``, the largest damping near singular configurations).
+- ``gravity_enabled`` (off by default) and ``gravity`` (m/s^2, world frame).
+- ``overlay_enabled``: draw joints in the viewport.
+- the last solve: ``status_levels`` (one row per priority level) and ``status_summary``.
+
+:func:`solver_settings` turns the knobs into a :class:`vart_addon.solver.Settings`;
+:func:`gravity_of` gives the gravity vector or None; :func:`store_status` records a
+:class:`vart_addon.solver.SolveStatus`.
+"""
+import bpy
+from bpy.props import (BoolProperty, CollectionProperty, FloatProperty, FloatVectorProperty,
+                       IntProperty, PointerProperty, StringProperty)
+
+from .solver import Settings, SolveStatus
+
+
+def _redraw(self, context):
+    """Redraw the 3D viewports (an overlay or status change has no depsgraph update)."""
+    screen = getattr(context, "screen", None)
+    if screen is None:
+        return
+    for area in screen.areas:
+        if area.type == 'VIEW_3D':
+            area.tag_redraw()
+
+
+class VART_PG_status_level(bpy.types.PropertyGroup):
+    """One priority level of the last solve (``name`` is the level: invariant, limit, lock,
+    potential, target, posture)."""
+
+    active: BoolProperty(name="Active", description="The level had goals in the last solve")
+    error: FloatProperty(name="Error", description="Norm of the level's residual (m and rad; "
+                         "joules for the potential level)")
+    satisfied: BoolProperty(name="Satisfied", default=True)
+    unmet: StringProperty(name="Unmet", description="Goals of this level that are not met, "
+                          "comma separated")
+    iterations: IntProperty(name="Iterations", description="Iterations until the level was "
+                            "satisfied (or the total, if it never was)")
+    ms: FloatProperty(name="Time", description="Milliseconds from the start of the solve until "
+                      "the level was last updated")
+
+
+class VART_PG_settings(bpy.types.PropertyGroup):
+    """vart's scene settings (``scene.vart``)."""
+
+    active_joint: StringProperty(
+        name="Active Joint", description="The joint that joint operators act on")
+    joint_index: IntProperty(name="Joint Index", description="Active row of the joint list",
+                             default=0, min=0)
+    max_iterations: IntProperty(
+        name="Iterations", description="Most solver iterations per solve", default=100,
+        min=1, soft_max=1000)
+    time_budget_ms: FloatProperty(
+        name="Time Budget", description="Most milliseconds per solve (0: no limit)",
+        default=50.0, min=0.0, soft_max=1000.0, precision=1)
+    damping: FloatProperty(
+        name="Damping", description="Largest damping of the least-squares steps near "
+        "singular configurations (the solver's lambda_max)", default=0.05, min=0.0,
+        soft_max=1.0, precision=3)
+    gravity_enabled: BoolProperty(
+        name="Gravity", description="Pull links with mass toward minimum potential energy "
+        "(quasistatics)", default=False)
+    gravity: FloatVectorProperty(
+        name="Gravity Vector", description="Gravity in the world frame", size=3,
+        default=(0.0, 0.0, -9.81), subtype='ACCELERATION', unit='ACCELERATION')
+    overlay_enabled: BoolProperty(
+        name="Overlay", description="Draw joints and links in the 3D viewport", default=True,
+        update=_redraw)
+    status_levels: CollectionProperty(type=VART_PG_status_level)
+    status_summary: StringProperty(name="Status", description="Outcome of the last solve")
+
+
+def solver_settings(scene) -> Settings:
+    """The solver settings of ``scene`` (a time budget of 0 means none)."""
+    s = scene.vart
+    budget = float(s.time_budget_ms)
+    return Settings(max_iterations=int(s.max_iterations),
+                    max_ms=budget if budget > 0 else None,
+                    lambda_max=float(s.damping))
+
+
+def gravity_of(scene):
+    """The scene's gravity vector (m/s^2, world) as a tuple, or None when it is off. The
+    property is single precision: values are rounded to 7 significant digits, so the default
+    is exactly -9.81."""
+    s = scene.vart
+    return tuple(float(f"{x:.7g}") for x in s.gravity) if s.gravity_enabled else None
+
+
+def summary(status: SolveStatus) -> str:
+    """One line: converged or not, iterations, time, and the unmet goals by name."""
+    head = (f"{status.iterations} iteration{'s' if status.iterations != 1 else ''}, "
+            f"{status.ms:.1f} ms")
+    if status.stuck:
+        return f"Stuck joints: {', '.join(status.stuck)} ({head})"
+    unmet = status.unmet
+    if unmet:
+        return f"Unmet: {', '.join(unmet)} ({head})"
+    if status.out_of_budget and not status.converged:
+        return f"Out of budget ({head})"
+    return f"Converged ({head})" if status.converged else f"Best compromise ({head})"
+
+
+def store_status(scene, status: SolveStatus) -> None:
+    """Record a solve's per-level status and summary in ``scene.vart``."""
+    s = scene.vart
+    s.status_levels.clear()
+    for lv in status.levels:
+        row = s.status_levels.add()
+        row.name = lv.name
+        row.active = bool(lv.active)
+        row.error = float(lv.error)
+        row.satisfied = bool(lv.satisfied)
+        row.unmet = ", ".join(lv.unmet)
+        row.iterations = int(lv.iterations)
+        row.ms = float(lv.ms)
+    s.status_summary = summary(status)
+
+
+classes = (VART_PG_status_level, VART_PG_settings)
+
+
+def register() -> None:
+    for cls in classes:
+        bpy.utils.register_class(cls)
+    bpy.types.Scene.vart = PointerProperty(type=VART_PG_settings)
+
+
+def unregister() -> None:
+    if hasattr(bpy.types.Scene, "vart"):
+        del bpy.types.Scene.vart
+    for cls in reversed(classes):
+        if getattr(cls, "is_registered", False):
+            bpy.utils.unregister_class(cls)
