@@ -106,10 +106,13 @@ def resolve_tree(data: SceneData) -> list[tuple]:
 
 
 def _add_joint(lk: Linkage, j: JointData, tree: bool):
+    """Add a stored joint; a tree joint gets its stored q at once (no pose fit, so building a
+    long chain stays linear)."""
+    q = _tree_q(j) if tree and len(j.q) else None
     with blame(j.child, (KEY, "joints", j.name)):
         lk.add_joint(j.name, j.type, j.parent, j.child, T_parent_mob=M(j.T_parent_mob),
                      T_child_frame=M(j.T_child_frame), tree=tree, virtual=j.virtual,
-                     pitch=j.pitch, lower=j.lower, upper=j.upper)
+                     pitch=j.pitch, lower=j.lower, upper=j.upper, q=q)
 
 
 def build(data: SceneData, poses: dict) -> Linkage:
@@ -148,12 +151,18 @@ def build(data: SceneData, poses: dict) -> Linkage:
 
 
 # ---- values and goals ----------------------------------------------------------------------
-def set_tree_q(lk: Linkage, j: JointData):
-    """A tree joint's configuration from its stored q (which must respect its limits)."""
+def _tree_q(j: JointData) -> np.ndarray:
+    """A tree joint's stored q, which must respect its limits (else SchemaError)."""
     q = np.array(j.q)
     if np.any(q < np.array(j.lower)) or np.any(q > np.array(j.upper)):
         raise SchemaError(j.child, _jp(j, "q"), f"{list(j.q)} is outside the joint's limits "
                           f"[{list(j.lower)}, {list(j.upper)}]")
+    return q
+
+
+def set_tree_q(lk: Linkage, j: JointData):
+    """A tree joint's configuration from its stored q (which must respect its limits)."""
+    q = _tree_q(j)
     with blame(j.child, _jp(j, "q")):
         lk.set_q(j.name, q)
 
