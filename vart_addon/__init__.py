@@ -22,6 +22,7 @@ _SUBMODULES: tuple[str, ...] = (
     "properties",
     "operators.links", "operators.joints", "operators.goals", "operators.solve",
     "menus",
+    "panels", "overlay",
 )
 
 # Modules whose register() succeeded, in order. Kept so that unregister()

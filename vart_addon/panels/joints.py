@@ -1,0 +1,200 @@
+"""Sidebar panels of the joints: the joint list and the active joint."""
+
+from __future__ import annotations
+
+import bpy
+from bpy.props import BoolProperty
+
+from . import common as C
+from . import live
+from . import rows as R
+
+
+class VART_UL_joints(bpy.types.UIList):
+    """The scene's joints: name, type, parent -> child, real/virtual, tree/closure, locked."""
+
+    bl_idname = "VART_UL_joints"
+
+    filter_selected: BoolProperty(
+        name="Selected Links", default=True,
+        description="Show only the joints of the selected links (all joints when nothing is "
+                    "selected)")
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname,
+                  index=0, flt_flag=0):
+        if item.error:
+            layout.label(text=f"{item.child}: bad data", icon='ERROR')
+            return
+        if self.layout_type == 'GRID':
+            layout.label(text="", icon=C.type_icon(item.jtype))
+            return
+        split = layout.split(factor=0.5, align=True)
+        split.label(text=item.name, icon=C.type_icon(item.jtype))
+        row = split.row(align=True)
+        row.label(text=f"{item.parent or C.WORLD} \u2192 {item.child}")
+        # Flags show only when they differ from the usual (real, tree, free), so a plain
+        # joint's row stays quiet and the narrow sidebar keeps room for the names.
+        for on, icon in ((item.virtual, 'GHOST_ENABLED'), (not item.tree, 'LINKED'),
+                         (item.locked, 'LOCKED')):
+            if on:
+                row.label(text="", icon=icon)
+
+    def draw_filter(self, context, layout):
+        row = layout.row(align=True)
+        row.prop(self, "filter_name", text="")
+        row.prop(self, "use_filter_invert", text="", icon='ARROW_LEFTRIGHT')
+        layout.prop(self, "filter_selected")
+
+    def filter_items(self, context, data, propname):
+        items = getattr(data, propname)
+        if self.filter_name:
+            flags = bpy.types.UI_UL_list.filter_items_by_name(
+                self.filter_name, self.bitflag_filter_item, items, "name")
+        else:
+            flags = [self.bitflag_filter_item] * len(items)
+        if self.filter_selected:
+            sel = {ob.name for ob in getattr(context, "selected_objects", ())}
+            keep = R.filter_flags(items, sel, self.bitflag_filter_item)
+            flags = [f & k for f, k in zip(flags, keep)]
+        return flags, []
+
+
+class _Panel:
+    bl_space_type = C.SPACE
+    bl_region_type = C.REGION
+    bl_category = C.CATEGORY
+
+    @classmethod
+    def poll(cls, context):
+        return C.settings(context) is not None
+
+
+class VART_PT_joints(_Panel, bpy.types.Panel):
+    bl_idname = "VART_PT_joints"
+    bl_label = "Joints"
+    bl_order = 0
+
+    def draw(self, context):
+        layout = self.layout
+        sv = C.settings(context)
+        wm = context.window_manager
+        R.request_refresh(context)
+        row = layout.row(align=True)
+        C.op(row, "vart.make_links", icon='OBJECT_DATA')
+        C.op(row, "vart.add_virtual_link", icon='EMPTY_AXIS')
+        row = layout.row()
+        row.template_list("VART_UL_joints", "", wm, "vart_joint_rows", sv, "joint_index",
+                          rows=5)
+        col = row.column(align=True)
+        if C.has_operator("vart.add_joint"):
+            col.operator_menu_enum("vart.add_joint", "joint_type", text="", icon='ADD')
+        C.op(col, "vart.remove_joint", text="", icon='REMOVE')
+        col.separator()
+        C.op(col, "vart.solve", text="", icon='FILE_REFRESH')
+        if not len(wm.vart_joint_rows):
+            layout.label(text="No joints: select links and add one", icon='INFO')
+
+
+def _draw_values(layout, scene, j):
+    ui = scene.vart_live
+    col = layout.column(align=True)
+    for i, (label, angular) in enumerate(C.dof_layout(j.type)):
+        col.prop(ui, live.dof_prop_name(i, angular), text=label)
+    if j.mimic is not None:
+        col.enabled = False
+        layout.label(text=f"Follows {j.mimic.leader} (\u00d7{j.mimic.multiplier:g})",
+                     icon='LINKED')
+
+
+def _draw_goals(layout, scene, j):
+    angular = [a for _, a in C.dof_layout(j.type)]
+    box = layout.box()
+    row = box.row(align=True)
+    if j.locked:
+        C.op(row, "vart.unlock", text="Locked", icon='LOCKED', depress=True, target='JOINT')
+    else:
+        C.op(row, "vart.lock", text="Lock", icon='UNLOCKED', target='JOINT')
+    box.label(text="Limits: " + ", ".join(
+        "free" if lo == -float("inf") and hi == float("inf")
+        else f"{C.fmt(lo, a, scene)} .. {C.fmt(hi, a, scene)}"
+        for lo, hi, a in zip(j.lower, j.upper, angular)))
+    C.op(box, "vart.set_limits", text="Set Limits")
+
+    text = "none"
+    if j.has_target:
+        text = ", ".join(C.fmt(v, a, scene) if m else "-"
+                         for v, a, m in zip(j.target_q, angular, j.target_mask))
+    box.label(text=f"Target: {text}")
+    row = box.row(align=True)
+    C.op(row, "vart.set_target", text="Set")
+    C.op(row, "vart.clear_target", text="Clear")
+
+    text = C.fmt_values(j.posture_q, angular, scene) if j.has_posture else "none"
+    box.label(text=f"Posture: {text}")
+    row = box.row(align=True)
+    C.op(row, "vart.set_posture", text="Set")
+    C.op(row, "vart.clear_posture", text="Clear")
+
+    if j.dof == 1:
+        unit = "N\u00b7m/rad" if angular[0] else "N/m"
+        box.label(text=f"Stiffness: {j.stiffness:g} {unit}" + (
+            f", rest {C.fmt(j.rest_q[0], angular[0], scene)}" if j.stiffness > 0 else ""))
+        C.op(box, "vart.set_stiffness", text="Set Stiffness")
+
+
+class VART_PT_active_joint(_Panel, bpy.types.Panel):
+    bl_idname = "VART_PT_active_joint"
+    bl_label = "Active Joint"
+    bl_order = 1
+
+    def draw(self, context):
+        layout = self.layout
+        scene = context.scene
+        ob, j = live.active_joint(context)
+        if j is None:
+            name = C.settings(context).active_joint
+            if ob is not None:
+                text, icon = f"{ob.name}: bad data (see the Active Link panel)", 'ERROR'
+            elif name:
+                text, icon = f"Joint {name!r} not found", 'ERROR'
+            else:
+                text, icon = "No active joint: pick one in the list", 'INFO'
+            layout.label(text=text, icon=icon)
+            return
+        header = layout.row()
+        header.label(text=j.name, icon=C.type_icon(j.type))
+        header.label(text=j.type)
+        layout.label(text=f"{j.parent or C.WORLD} \u2192 {j.child}", icon='LINKED')
+        layout.label(text=", ".join(("virtual" if j.virtual else "real",
+                                     "tree" if j.tree else "closure")))
+        if j.dof:
+            _draw_values(layout, scene, j)
+            _draw_goals(layout, scene, j)
+        else:
+            layout.label(text="A fixed joint has no value to operate", icon='INFO')
+        col = layout.column(align=True)
+        C.op(col, "vart.set_joint_frame_from_cursor", text="Frame from Cursor",
+             icon='PIVOT_CURSOR')
+        C.op(col, "vart.change_joint_type", text="Change Type")
+        row = col.row(align=True)
+        C.op(row, "vart.invert_joint", text="Invert")
+        if j.tree:
+            C.op(row, "vart.make_closure_joint", text="Make Closure")
+        else:
+            C.op(row, "vart.make_tree_joint", text="Make Tree")
+        row = col.row(align=True)
+        C.op(row, "vart.split_link", text="Split Link")
+        C.op(row, "vart.merge_joint", text="Merge")
+
+
+classes = (VART_UL_joints, VART_PT_joints, VART_PT_active_joint)
+
+
+def register():
+    for cls in classes:
+        bpy.utils.register_class(cls)
+
+
+def unregister():
+    for cls in reversed(classes):
+        bpy.utils.unregister_class(cls)
