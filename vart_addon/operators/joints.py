@@ -172,48 +172,45 @@ class VART_OT_invert_joint(_JointOp, bpy.types.Operator):
         return C.apply(self, context, lambda lk: lk.invert_joint(name))[0]
 
 
-class VART_OT_make_tree_joint(_JointOp, bpy.types.Operator):
+class _TreeFlagOp(_JointOp):
+    """Make the active joint a tree joint (``want_tree``) or a closure, unless it already is."""
+
+    want_tree = True
+
+    @classmethod
+    def poll(cls, context):
+        if not C.poll_joint(cls, context):
+            return False
+        ob, name = C.active_joint(context)
+        if C.stored(ob, name, "tree", True) is cls.want_tree:
+            kind = "tree" if cls.want_tree else "closure"
+            cls.poll_message_set(f"Joint {name!r} is already a {kind} joint")
+            return False
+        return True
+
+    def execute(self, context):
+        name = self.joint(context)
+        mutate = (lambda lk: lk.make_tree(name)) if self.want_tree else \
+            (lambda lk: lk.make_closure(name))
+        return C.apply(self, context, mutate)[0]
+
+
+class VART_OT_make_tree_joint(_TreeFlagOp, bpy.types.Operator):
     bl_idname = "vart.make_tree_joint"
     bl_label = "Make Tree Joint"
     bl_description = ("Put the active joint in the spanning tree: it carries its link, which "
                       "gives up its previous tree joint (that one becomes a closure)")
     bl_options = {'REGISTER', 'UNDO'}
-
-    @classmethod
-    def poll(cls, context):
-        if not C.poll_joint(cls, context):
-            return False
-        ob, name = C.active_joint(context)
-        if C.stored(ob, name, "tree", True) is True:
-            cls.poll_message_set(f"Joint {name!r} is already a tree joint")
-            return False
-        return True
-
-    def execute(self, context):
-        name = self.joint(context)
-        return C.apply(self, context, lambda lk: lk.make_tree(name))[0]
+    want_tree = True
 
 
-class VART_OT_make_closure_joint(_JointOp, bpy.types.Operator):
+class VART_OT_make_closure_joint(_TreeFlagOp, bpy.types.Operator):
     bl_idname = "vart.make_closure_joint"
     bl_label = "Make Closure Joint"
     bl_description = ("Take the active joint out of the spanning tree: it closes a loop, and "
                       "the link it carried hangs from the world by its root joint")
     bl_options = {'REGISTER', 'UNDO'}
-
-    @classmethod
-    def poll(cls, context):
-        if not C.poll_joint(cls, context):
-            return False
-        ob, name = C.active_joint(context)
-        if C.stored(ob, name, "tree", True) is False:
-            cls.poll_message_set(f"Joint {name!r} is already a closure joint")
-            return False
-        return True
-
-    def execute(self, context):
-        name = self.joint(context)
-        return C.apply(self, context, lambda lk: lk.make_closure(name))[0]
+    want_tree = False
 
 
 class VART_OT_merge_joint(_JointOp, bpy.types.Operator):

@@ -143,3 +143,16 @@ def fmt(value: float, angular: bool, scene=None) -> str:
 
 def fmt_values(values, angular_flags, scene=None) -> str:
     return ", ".join(fmt(v, a, scene) for v, a in zip(values, angular_flags))
+
+
+class Panel:
+    """Base of vart's sidebar panels: 3D viewport, UI region, tab "Vart"; shown only while
+    the add-on's scene settings are registered."""
+
+    bl_space_type = SPACE
+    bl_region_type = REGION
+    bl_category = CATEGORY
+
+    @classmethod
+    def poll(cls, context):
+        return settings(context) is not None

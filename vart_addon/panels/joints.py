@@ -59,17 +59,7 @@ class VART_UL_joints(bpy.types.UIList):
         return flags, []
 
 
-class _Panel:
-    bl_space_type = C.SPACE
-    bl_region_type = C.REGION
-    bl_category = C.CATEGORY
-
-    @classmethod
-    def poll(cls, context):
-        return C.settings(context) is not None
-
-
-class VART_PT_joints(_Panel, bpy.types.Panel):
+class VART_PT_joints(C.Panel, bpy.types.Panel):
     bl_idname = "VART_PT_joints"
     bl_label = "Joints"
     bl_order = 0
@@ -142,7 +132,7 @@ def _draw_goals(layout, scene, j):
         C.op(box, "vart.set_stiffness", text="Set Stiffness")
 
 
-class VART_PT_active_joint(_Panel, bpy.types.Panel):
+class VART_PT_active_joint(C.Panel, bpy.types.Panel):
     bl_idname = "VART_PT_active_joint"
     bl_label = "Active Joint"
     bl_order = 1

@@ -7,17 +7,7 @@ from ..bridge import SchemaError, schema
 from . import common as C
 
 
-class _Panel:
-    bl_space_type = C.SPACE
-    bl_region_type = C.REGION
-    bl_category = C.CATEGORY
-
-    @classmethod
-    def poll(cls, context):
-        return C.settings(context) is not None
-
-
-class VART_PT_active_link(_Panel, bpy.types.Panel):
+class VART_PT_active_link(C.Panel, bpy.types.Panel):
     bl_idname = "VART_PT_active_link"
     bl_label = "Active Link"
     bl_order = 2
@@ -55,7 +45,7 @@ class VART_PT_active_link(_Panel, bpy.types.Panel):
                      + (" (" + ", ".join(j.name for j in joints) + ")" if joints else ""))
 
 
-class VART_PT_solver(_Panel, bpy.types.Panel):
+class VART_PT_solver(C.Panel, bpy.types.Panel):
     bl_idname = "VART_PT_solver"
     bl_label = "Solver"
     bl_order = 3
@@ -96,7 +86,7 @@ def draw_status(layout, sv):
         box.label(text=text, icon=icon)
 
 
-class VART_PT_scene(_Panel, bpy.types.Panel):
+class VART_PT_scene(C.Panel, bpy.types.Panel):
     bl_idname = "VART_PT_scene"
     bl_label = "Scene"
     bl_order = 4
