@@ -194,11 +194,4 @@ classes = (VART_OT_lock, VART_OT_unlock, VART_OT_set_target, VART_OT_clear_targe
            VART_OT_set_stiffness)
 
 
-def register() -> None:
-    for cls in classes:
-        bpy.utils.register_class(cls)
-
-
-def unregister() -> None:
-    for cls in reversed(classes):
-        bpy.utils.unregister_class(cls)
+register, unregister = bpy.utils.register_classes_factory(classes)

@@ -239,11 +239,4 @@ classes = (VART_OT_add_joint, VART_OT_remove_joint, VART_OT_set_joint_frame_from
            VART_OT_make_closure_joint, VART_OT_merge_joint)
 
 
-def register() -> None:
-    for cls in classes:
-        bpy.utils.register_class(cls)
-
-
-def unregister() -> None:
-    for cls in reversed(classes):
-        bpy.utils.unregister_class(cls)
+register, unregister = bpy.utils.register_classes_factory(classes)

@@ -172,11 +172,4 @@ classes = (VART_OT_make_links, VART_OT_add_virtual_link, VART_OT_make_ground_lin
            VART_OT_split_link, VART_OT_set_mass)
 
 
-def register() -> None:
-    for cls in classes:
-        bpy.utils.register_class(cls)
-
-
-def unregister() -> None:
-    for cls in reversed(classes):
-        bpy.utils.unregister_class(cls)
+register, unregister = bpy.utils.register_classes_factory(classes)

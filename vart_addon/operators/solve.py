@@ -74,12 +74,9 @@ class VART_OT_solve(bpy.types.Operator):
 classes = (VART_OT_operate_joint, VART_OT_solve)
 
 
-def register() -> None:
-    for cls in classes:
-        bpy.utils.register_class(cls)
+register, _unregister_classes = bpy.utils.register_classes_factory(classes)
 
 
 def unregister() -> None:
     C.clear_bridge_cache()
-    for cls in reversed(classes):
-        bpy.utils.unregister_class(cls)
+    _unregister_classes()

@@ -180,11 +180,4 @@ class VART_PT_active_joint(C.Panel, bpy.types.Panel):
 classes = (VART_UL_joints, VART_PT_joints, VART_PT_active_joint)
 
 
-def register():
-    for cls in classes:
-        bpy.utils.register_class(cls)
-
-
-def unregister():
-    for cls in reversed(classes):
-        bpy.utils.unregister_class(cls)
+register, unregister = bpy.utils.register_classes_factory(classes)

@@ -104,11 +104,4 @@ class VART_PT_scene(C.Panel, bpy.types.Panel):
 classes = (VART_PT_active_link, VART_PT_solver, VART_PT_scene)
 
 
-def register():
-    for cls in classes:
-        bpy.utils.register_class(cls)
-
-
-def unregister():
-    for cls in reversed(classes):
-        bpy.utils.unregister_class(cls)
+register, unregister = bpy.utils.register_classes_factory(classes)
