@@ -14,7 +14,7 @@ Build a :class:`Linkage` (links, joints of the 12 catalog types plus ``fixed``, 
 Modules: :mod:`.se3` (Lie groups), :mod:`.joint_types` (catalog), :mod:`.linkage` (data),
 :mod:`.editing` and :mod:`.goals_edit` (validated mutations, also bound as Linkage methods),
 :mod:`.kinematics` (vectorized FK), :mod:`.topology` (solve groups), :mod:`.goals`,
-:mod:`.pdls`, :mod:`.evaluation` (a group's goals at a configuration), :mod:`.solver` (the loop), :mod:`.urdf` (format layer), :mod:`.urdf_linkage`.
+:mod:`.pdls`, :mod:`.evaluation` (a group's goals at a configuration), :mod:`.solver` (the loop), :mod:`.urdf` (format layer), :mod:`.urdf_linkage`, :mod:`.trajectory` and :mod:`.trajectory_io` (joint trajectories: decimation, limits, CSV, ROS JSON, Klampt path), :mod:`.atomic` (atomic file writes).
 """
 from . import editing as _editing
 from .errors import VartError

@@ -21,11 +21,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import secrets
-import stat
 import xml.etree.ElementTree as ET
 from typing import Optional, Union
 
+from .atomic import write_atomic
 from .urdf_model import (  # noqa: F401  (re-exported: this module is the public entry point)
     GEOMETRY_TYPES, INERTIA_KEYS, JOINT_TYPES, ONE_DOF_TYPES, Box, Collision, Cylinder, Dynamics,
     Geometry, Inertial, Joint, Limit, Link, Material, Mesh, Mimic, Origin, Robot, Sphere, UrdfError,
@@ -362,35 +361,4 @@ def save_urdf(robot: Robot, path: Union[str, os.PathLike]) -> None:
     existing file at ``path`` is untouched; OS failures raise OSError naming ``path``."""
     path = os.fspath(path)
     data = write_urdf(robot).encode("utf-8")  # serialise first: nothing touched if this fails
-    folder = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.{secrets.token_hex(6)}.tmp")
-    try:
-        try:
-            mode = stat.S_IMODE(os.stat(path).st_mode)
-        except OSError:
-            mode = None
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # 0o666 & ~umask, like open()
-    except OSError as e:
-        raise _write_error(e, path) from e
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(e, OSError):
-            raise _write_error(e, path) from e
-        raise
-
-
-def _write_error(e: OSError, path: str) -> OSError:
-    if e.errno is None:
-        return type(e)(f"cannot write URDF '{path}': {e}")
-    return type(e)(e.errno, f"cannot write URDF '{path}': {e.strerror}")
+    write_atomic(path, data, "URDF")

@@ -1,0 +1,54 @@
+"""Atomic file writing shared by the format layers (URDF, trajectories).
+
+:func:`write_atomic` puts the bytes in a temporary file in the target's own folder (same file
+system, so the final rename is atomic), flushes and fsyncs it, gives it the mode of the file it
+replaces (if any), then ``os.replace``-s it over the target. On any failure the temporary file is
+removed and an existing target is left untouched; OS failures re-raise as the same OSError
+subclass (errno kept) with a message naming the target: ``cannot write URDF 'arm.urdf': ...``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+from typing import Union
+
+__all__ = ["write_atomic"]
+
+
+def write_atomic(path: Union[str, os.PathLike], data: bytes, what: str = "file") -> None:
+    """Write ``data`` to ``path`` atomically; ``what`` names the content in error messages."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    tmp = os.path.join(folder, f".{os.path.basename(path)}.{secrets.token_hex(6)}.tmp")
+    try:
+        try:
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        except OSError:
+            mode = None
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # 0o666 & ~umask, like open()
+    except OSError as e:
+        raise _write_error(e, path, what) from e
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(e, OSError):
+            raise _write_error(e, path, what) from e
+        raise
+
+
+def _write_error(e: OSError, path: str, what: str) -> OSError:
+    if e.errno is None:
+        return type(e)(f"cannot write {what} '{path}': {e}")
+    return type(e)(e.errno, f"cannot write {what} '{path}': {e.strerror}")
