@@ -11,10 +11,16 @@ Build a :class:`Linkage` (links, joints of the 12 catalog types plus ``fixed``, 
     Solver(lk).solve()
     lk.pose("crank")            # 4x4 T_world_crank
 
-Modules: :mod:`.se3` (Lie groups), :mod:`.joint_types` (catalog), :mod:`.linkage` (data),
-:mod:`.editing` and :mod:`.goals_edit` (validated mutations, also bound as Linkage methods),
-:mod:`.kinematics` (vectorized FK), :mod:`.topology` (solve groups), :mod:`.goals`,
-:mod:`.pdls`, :mod:`.evaluation` (a group's goals at a configuration), :mod:`.solver` (the loop), :mod:`.urdf` (format layer), :mod:`.urdf_linkage`, :mod:`.trajectory` and :mod:`.trajectory_io` (joint trajectories: decimation, limits, CSV, ROS JSON, Klampt path), :mod:`.atomic` (atomic file writes).
+Modules:
+
+- :mod:`.se3` (Lie groups), :mod:`.joint_types` (the catalog), :mod:`.linkage` (data);
+- :mod:`.editing`, :mod:`.tree_edit`, :mod:`.goals_edit` (validated mutations, also bound as
+  Linkage methods);
+- :mod:`.kinematics` (vectorized FK), :mod:`.topology` (solve groups), :mod:`.goals`,
+  :mod:`.evaluation` (a group's goals at a configuration), :mod:`.pdls`, :mod:`.solver` (the loop);
+- :mod:`.urdf` (format layer) and :mod:`.urdf_linkage`; :mod:`.trajectory` and
+  :mod:`.trajectory_io` (joint trajectories: decimation, limits, CSV, ROS JSON, Klampt path);
+  :mod:`.atomic` (atomic file writes).
 """
 from . import editing as _editing
 from .errors import VartError
