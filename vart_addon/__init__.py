@@ -21,7 +21,8 @@ from types import ModuleType
 _SUBMODULES: tuple[str, ...] = (
     "properties",
     "operators.links", "operators.joints", "operators.goals", "operators.solve",
-    "menus",
+    "operators.io",
+    "menus", "io_menus",
     "panels", "overlay",
 )
 

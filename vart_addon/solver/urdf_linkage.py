@@ -316,29 +316,41 @@ def urdf_from_linkage(lk: Linkage, name: str, *, visuals=None, template=None):
         if root != "world":
             warnings.append(f"a real link is named 'world', so the ground is written as root "
                             f"link {root!r} (reading the file back makes it a free link)")
-    else:
-        children = {j.child for j in chosen}
+    children = {j.child for j in chosen}
+    size: dict = {}
+    for n in real:
+        size[find(n)] = size.get(find(n), 0) + 1
+    if not grounded:  # the root of the largest robot (the first one on a tie)
         roots = [n for n in real if n not in children]
-        root = roots[0] if roots else (real[0] if real else None)
+        root = max(roots, key=lambda n: size[find(n)]) if roots else (real[0] if real else None)
     if root is None:
         raise VartError("the linkage has no real link to write")
     adj: dict = {}
     for j in chosen:
         adj.setdefault(j.parent, []).append(j)
         adj.setdefault(j.child, []).append(j)
-    start = None if grounded else root
-    seen = {start}
+    seen: set = set()
     order = []  # (joint, inverted)
-    queue = [start]
-    while queue:
-        cur = queue.pop(0)
-        for j in adj.get(cur, ()):
-            other = j.child if j.parent == cur else j.parent
-            if other in seen:
-                continue
-            seen.add(other)
-            order.append((j, j.parent != cur))
-            queue.append(other)
+
+    def search(start):
+        seen.add(start)
+        queue = [start]
+        while queue:
+            cur = queue.pop(0)
+            for j in adj.get(cur, ()):
+                other = j.child if j.parent == cur else j.parent
+                if other in seen:
+                    continue
+                seen.add(other)
+                order.append((j, j.parent != cur))
+                queue.append(other)
+
+    search(None if grounded else root)
+    hung = []  # roots of the other robots: hung from the root by floating joints
+    for n in real:
+        if n not in seen and n not in children:
+            hung.append(n)
+            search(n)
     link_name = {None: root}
     joints: list[urdf.Joint] = []
     taken_j = set(lk.joints)
@@ -350,13 +362,14 @@ def urdf_from_linkage(lk: Linkage, name: str, *, visuals=None, template=None):
                                     tmpl_joints, inverted, exported, warnings))
     poses = lk.poses()
     T_root = np.eye(4) if grounded else poses[root]
-    for n in real:
-        if n not in seen:
-            jn = _unique(f"{n}_floating", taken_j)
-            T = se3.inverse(T_root) @ poses[n]
-            joints.append(urdf.Joint(jn, "floating", root, n, _origin(T, f"link {n!r}")))
-            warnings.append(f"link {n!r} is not connected to {root!r} by real joints: hung "
-                            f"from it by floating joint {jn!r} at its current pose")
+    for n in hung:
+        jn = _unique(f"{n}_floating", taken_j)
+        T = se3.inverse(T_root) @ poses[n]
+        joints.append(urdf.Joint(jn, "floating", root, n, _origin(T, f"link {n!r}")))
+        others = size[find(n)] - 1
+        warnings.append(f"link {n!r}{f' (with {others} more)' if others else ''} is not "
+                        f"connected to {root!r} by real joints: hung from it by floating "
+                        f"joint {jn!r} at its current pose")
 
     # 4. links
     links = [urdf.Link(root)] if grounded else []

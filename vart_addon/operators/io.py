@@ -1,0 +1,218 @@
+"""Operators that move robots and set-ups in and out of files: Import URDF, Export URDF,
+Save Preset, Load Preset (File > Import / Export, see :mod:`vart_addon.io_menus`).
+
+Each is a thin wrapper of :mod:`vart_addon.io_urdf`: a refused file (malformed, unknown joint
+type, broken tree, a preset for another robot...) is an error report, CANCELLED and an
+unchanged scene; what was done with reservations (missing meshes, joints URDF cannot
+express) is a warning report listing them.
+"""
+import os
+
+import bpy
+from bpy.props import BoolProperty, StringProperty
+from bpy_extras.io_utils import ExportHelper, ImportHelper
+
+from ..bridge import schema as S
+from ..io_urdf import IoError
+from ..io_urdf import mesh_files
+from . import _common as C
+
+#: Warnings listed one by one in a report; more are counted.
+MAX_LISTED = 8
+
+
+def report_warnings(op, warnings, head: str) -> None:
+    """One WARNING report: ``head``, then the warnings (the first MAX_LISTED) one per line."""
+    if not warnings:
+        return
+    lines = [f"{head} ({len(warnings)} warning{'s' if len(warnings) != 1 else ''}):"]
+    lines += [f"- {w}" for w in warnings[:MAX_LISTED]]
+    if len(warnings) > MAX_LISTED:
+        lines.append(f"... and {len(warnings) - MAX_LISTED} more")
+    op.report({'WARNING'}, "\n".join(lines))
+
+
+def _select(context, obs, active=None):
+    vl = context.view_layer
+    if vl is None:
+        return
+    for ob in vl.objects:
+        if ob is not None:  # a removed object's base, until the view layer resyncs
+            ob.select_set(False)
+    for ob in obs:
+        if ob.name in vl.objects:
+            ob.select_set(True)
+    if active is not None and active.name in vl.objects:
+        vl.objects.active = active
+
+
+class VART_OT_import_urdf(bpy.types.Operator, ImportHelper):
+    bl_idname = "vart.import_urdf"
+    bl_label = "Import URDF"
+    bl_description = ("Import a robot from a URDF file: one link (an Empty) per URDF link with "
+                      "its visual meshes, one real vart joint per URDF joint")
+    bl_options = {'REGISTER', 'UNDO'}
+
+    filename_ext = ".urdf"
+    filter_glob: StringProperty(default="*.urdf;*.xml", options={'HIDDEN'})
+    search_paths: StringProperty(
+        name="Mesh Search Paths",
+        description="Extra folders where package:// and relative mesh paths are looked for "
+                    "(a package folder or a folder of packages; separate several with ';'). "
+                    "The URDF's folder and its parents are always searched")
+    fixed_base: BoolProperty(
+        name="Fixed Base",
+        description="Hold the root link to the world with a virtual fixed joint (else the "
+                    "root link is free and moves when a solve needs it)",
+        default=False)
+
+    @classmethod
+    def poll(cls, context):
+        return C.object_mode(cls, context)
+
+    def invoke(self, context, event):
+        if self.properties.is_property_set("filepath"):  # dropped on the viewport
+            return context.window_manager.invoke_props_dialog(
+                self, title=os.path.basename(self.filepath), confirm_text="Import URDF")
+        return super().invoke(context, event)
+
+    def execute(self, context):
+        from ..io_urdf.importer import import_urdf
+        if not self.filepath or os.path.isdir(self.filepath):
+            self.report({'ERROR'}, "choose a URDF file")
+            return {'CANCELLED'}
+        try:
+            obs = import_urdf(self.filepath, context=context,
+                              search_paths=mesh_files.split_search_paths(self.search_paths),
+                              fixed_base=self.fixed_base)
+        except (IoError, *C.ERRORS) as e:
+            self.report({'ERROR'}, str(e))
+            return {'CANCELLED'}
+        root = obs.get(obs.robot.root_link) or next(iter(obs.values()), None)
+        _select(context, obs.values(), root)
+        name = obs.robot.name or os.path.basename(self.filepath)
+        summary = (f"imported {name!r}: {len(obs)} links, {len(obs.joints)} joints"
+                   + (f", {len(obs.missing)} mesh(es) missing" if obs.missing else ""))
+        if obs.warnings:
+            report_warnings(self, obs.warnings, summary)
+        else:
+            self.report({'INFO'}, summary)
+        return {'FINISHED'}
+
+
+class VART_OT_export_urdf(bpy.types.Operator, ExportHelper):
+    bl_idname = "vart.export_urdf"
+    bl_label = "Export URDF"
+    bl_description = ("Export the real robot (virtual links and joints left out) as URDF, "
+                      "with its geometry as STL files in a folder next to it")
+    bl_options = {'REGISTER'}
+
+    filename_ext = ".urdf"
+    filter_glob: StringProperty(default="*.urdf", options={'HIDDEN'})
+    robot_name: StringProperty(
+        name="Robot Name",
+        description="The <robot name>; empty: that of the imported URDF, else the file name")
+    binary_stl: BoolProperty(name="Binary STL", default=True,
+                             description="Write binary STL meshes (else ASCII)")
+    selected_only: BoolProperty(
+        name="Selected Robots Only", default=False,
+        description="Export only the robots (links connected by real joints) that hold a "
+                    "selected link or a selected child of one")
+
+    @classmethod
+    def poll(cls, context):
+        return C.object_mode(cls, context)
+
+    def execute(self, context):
+        from ..io_urdf.exporter import export_urdf
+        links = None
+        if self.selected_only:
+            links = set()
+            for ob in context.selected_objects:
+                while ob is not None and not S.is_link(ob):
+                    ob = ob.parent
+                if ob is not None:
+                    links.add(ob.name)
+            if not links:
+                self.report({'ERROR'}, "no link is selected (Selected Robots Only)")
+                return {'CANCELLED'}
+        try:
+            res = export_urdf(self.filepath, context=context, name=self.robot_name or None,
+                              binary=self.binary_stl, links=links)
+        except (IoError, *C.ERRORS) as e:
+            self.report({'ERROR'}, str(e))
+            return {'CANCELLED'}
+        summary = (f"exported {res.robot.name!r} to {res.path}: {len(res.robot.links)} links, "
+                   f"{len(res.robot.joints)} joints, {len(res.meshes)} meshes")
+        if res.warnings:
+            report_warnings(self, res.warnings, summary)
+        else:
+            self.report({'INFO'}, summary)
+        return {'FINISHED'}
+
+
+class VART_OT_save_preset(bpy.types.Operator, ExportHelper):
+    bl_idname = "vart.save_preset"
+    bl_label = "Save Articulation Preset"
+    bl_description = ("Save the virtual links and joints, locks, targets and postures added "
+                      "to the robot as a JSON preset keyed by link names")
+    bl_options = {'REGISTER'}
+
+    filename_ext = ".json"
+    filter_glob: StringProperty(default="*.json", options={'HIDDEN'})
+
+    @classmethod
+    def poll(cls, context):
+        return C.object_mode(cls, context)
+
+    def execute(self, context):
+        from ..io_urdf.presets import save_preset
+        try:
+            d = save_preset(self.filepath, scene=context.scene)
+        except (IoError, *C.ERRORS) as e:
+            self.report({'ERROR'}, str(e))
+            return {'CANCELLED'}
+        self.report({'INFO'}, f"saved preset {os.path.basename(self.filepath)}: "
+                    f"{len(d['virtual_links'])} virtual links, {len(d['joints'])} joints, "
+                    f"goals on {len(d['real_joints'])} real joints and "
+                    f"{len(d['real_links'])} real links")
+        return {'FINISHED'}
+
+
+class VART_OT_load_preset(bpy.types.Operator, ImportHelper):
+    bl_idname = "vart.load_preset"
+    bl_label = "Load Articulation Preset"
+    bl_description = ("Apply a saved virtual articulation preset to the robot in this scene "
+                      "(its links are found by name)")
+    bl_options = {'REGISTER', 'UNDO'}
+
+    filename_ext = ".json"
+    filter_glob: StringProperty(default="*.json", options={'HIDDEN'})
+    solve: BoolProperty(name="Solve", default=False,
+                        description="Solve after applying the preset (else the next solve or "
+                                    "drag applies its goals)")
+
+    @classmethod
+    def poll(cls, context):
+        return C.object_mode(cls, context)
+
+    def execute(self, context):
+        from ..io_urdf.presets import load_preset
+        scene = context.scene
+        try:
+            res = load_preset(self.filepath, scene=scene, solve=self.solve,
+                              bridge=C.bridge_for(scene))
+        except (IoError, *C.ERRORS) as e:
+            self.report({'ERROR'}, str(e))
+            return {'CANCELLED'}
+        if res.status is not None:
+            C.report_status(self, scene, res.status)
+        self.report({'INFO'}, f"applied preset {os.path.basename(self.filepath)}: "
+                    f"{len(res.links)} virtual links, {len(res.joints)} joints, goals on "
+                    f"{len(res.real_joints)} real joints and {len(res.real_links)} real links")
+        return {'FINISHED'}
+
+
+classes = (VART_OT_import_urdf, VART_OT_export_urdf, VART_OT_save_preset, VART_OT_load_preset)
+
+register, unregister = bpy.utils.register_classes_factory(classes)
