@@ -99,6 +99,8 @@ class VART_PT_scene(C.Panel, bpy.types.Panel):
         col.enabled = sv.gravity_enabled
         col.prop(sv, "gravity")
         layout.prop(sv, "overlay_enabled")
+        from ..io_menus import draw_sidebar  # robots and presets in and out
+        draw_sidebar(layout)
 
 
 classes = (VART_PT_active_link, VART_PT_solver, VART_PT_scene)
