@@ -21,6 +21,7 @@ from types import ModuleType
 _SUBMODULES: tuple[str, ...] = (
     "properties",
     "operators.links", "operators.joints", "operators.goals", "operators.solve",
+    "operators.animate",
     "operators.io",
     "menus", "io_menus",
     "panels", "overlay",

@@ -53,3 +53,110 @@ def keyframe_q(child_ob, joint: str, frame: float | None = None, index: int = -1
     the current frame). Returns True if Blender inserted it."""
     kw = {} if frame is None else {"frame": frame}
     return bool(child_ob.keyframe_insert(data_path=q_data_path(joint), index=index, **kw))
+
+
+# ---- writing: F-curves made as needed, keys in bulk ----------------------------------------
+#: The channel group of F-curves that :mod:`vart_addon.bake` writes (and may rewrite): curves
+#: in it are the solver's output, every other curve is what the user animated.
+BAKE_GROUP = "Vart Bake"
+
+# ``foreach_set`` on an enum takes the stored (DNA) value, not the item's position in the enum:
+# keyframe types are KEYFRAME 0, EXTREME 1, BREAKDOWN 2, JITTER 3, MOVING_HOLD 4, GENERATED 5.
+_INTERPOLATION = {"CONSTANT": 0, "LINEAR": 1, "BEZIER": 2}
+_KEY_TYPE = {"KEYFRAME": 0, "EXTREME": 1, "BREAKDOWN": 2, "JITTER": 3, "MOVING_HOLD": 4,
+             "GENERATED": 5}
+
+
+def fcurve_map(idblock) -> dict:
+    """``{(data_path, index): fcurve}`` of ``idblock``'s F-curves (one scan, for bulk work)."""
+    return {(fc.data_path, fc.array_index): fc for fc in fcurves_of(idblock)}
+
+
+def group_of(fc) -> str:
+    """The name of the channel group of an F-curve ("" if none)."""
+    g = fc.group
+    return "" if g is None else g.name
+
+
+def ensure_fcurve(idblock, data_path: str, index: int = 0, group: str = ""):
+    """The F-curve of ``data_path[index]`` on ``idblock``, created if missing together with
+    whatever it needs: animation data, an action (named like Blender names them,
+    ``<name>Action``), and in Blender >= 4.4 the action's slot for the ID, a layer, a keyframe
+    strip and its channelbag (``Action.fcurve_ensure_for_datablock`` makes those). A new curve
+    joins ``group``; an existing one keeps its group."""
+    fc = find_fcurve(idblock, data_path, index)
+    if fc is not None:
+        return fc
+    ad = idblock.animation_data or idblock.animation_data_create()
+    if ad.action is None:
+        import bpy
+        ad.action = bpy.data.actions.new(f"{idblock.name}Action")
+    action = ad.action
+    if hasattr(action, "fcurve_ensure_for_datablock"):
+        return action.fcurve_ensure_for_datablock(idblock, data_path, index=index,
+                                                  group_name=group)
+    return action.fcurves.new(data_path, index=index,  # pragma: no cover - Blender < 4.4
+                              action_group=group)
+
+
+def write_keys(fc, frames, values, *, interpolation: str = "LINEAR",
+               key_type: str = "KEYFRAME", replace=None) -> int:
+    """Key ``values`` at ``frames`` (equal lengths) on F-curve ``fc`` in bulk: one
+    ``keyframe_points.add`` and ``foreach_set`` of co / interpolation / type, then
+    ``fc.update()`` (sorts, recomputes the automatic handles). Keys already on the curve in
+    ``replace`` = (first, last) frame, inclusive (default: the span of ``frames``), are removed
+    first; keys outside it are kept untouched. Returns the number of keys written."""
+    import numpy as np
+    frames = np.asarray(frames, dtype=np.float64).reshape(-1)
+    values = np.asarray(values, dtype=np.float64).reshape(-1)
+    if frames.size != values.size:
+        raise ValueError(f"{frames.size} frames but {values.size} values")
+    if not frames.size:
+        return 0
+    lo, hi = (frames.min(), frames.max()) if replace is None else replace
+    kp = fc.keyframe_points
+    n = len(kp)
+    if n:
+        co = np.empty(2 * n, dtype=np.float32)
+        kp.foreach_get("co", co)
+        inside = (co[0::2] >= lo - 1e-4) & (co[0::2] <= hi + 1e-4)
+        if inside.all():
+            kp.clear()
+        else:
+            for i in np.flatnonzero(inside)[::-1]:
+                kp.remove(kp[int(i)], fast=True)
+    n = len(kp)
+    m = frames.size
+    co = np.empty(2 * (n + m), dtype=np.float32)
+    interp = np.empty(n + m, dtype=np.int32)
+    kind = np.empty(n + m, dtype=np.int32)
+    if n:
+        kp.foreach_get("co", co[:2 * n])
+        kp.foreach_get("interpolation", interp[:n])
+        kp.foreach_get("type", kind[:n])
+    co[2 * n::2] = frames
+    co[2 * n + 1::2] = values
+    interp[n:] = _INTERPOLATION[interpolation]
+    kind[n:] = _KEY_TYPE[key_type]
+    kp.add(m)
+    kp.foreach_set("co", co)
+    kp.foreach_set("interpolation", interp)
+    kp.foreach_set("type", kind)
+    fc.update()
+    return m
+
+
+def key_channels(idblock, data_path: str, frame: float, *, group: str = "",
+                 options=frozenset()) -> bool:
+    """Insert keys on every index of ``data_path`` at ``frame`` the way Blender's own keying
+    does (user preferences for interpolation and handles, the channel group for new curves;
+    ``options`` such as ``{'INSERTKEY_REPLACE'}``). True if a key was inserted.
+
+    With ``INSERTKEY_REPLACE`` or ``INSERTKEY_AVAILABLE`` and no F-curve on ``data_path``
+    nothing is called: Blender 5.0's ``keyframe_insert`` would still create an empty action
+    and slot on the ID even though it inserts no key."""
+    if {"INSERTKEY_REPLACE", "INSERTKEY_AVAILABLE"} & set(options) and not any(
+            fc.data_path == data_path for fc in fcurves_of(idblock)):
+        return False
+    return bool(idblock.keyframe_insert(data_path=data_path, index=-1, frame=frame,
+                                        group=group, options=set(options)))

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from ..solver import Settings, Solver
+from ..solver import Settings, Solver, se3
 from . import build as B
 from . import poses as P
 from . import schema as S
@@ -39,6 +39,36 @@ class WriteReport:
     links: list = field(default_factory=list)
     joints: list = field(default_factory=list)
     flags: list = field(default_factory=list)
+
+
+def closure_qs(lk, poses) -> dict:
+    """q of every closure joint with DoF (the fit of its relative pose), one batched fit per
+    joint type: what :meth:`Linkage.joint_q` gives joint by joint."""
+    groups: dict = {}
+    for n, j in lk.joints.items():
+        if j.dof and not j.is_tree:
+            groups.setdefault(j.jtype.name, []).append(j)
+    out = {}
+    eye = np.eye(4)
+    for js in groups.values():
+        Tp = np.stack([eye if j.parent is None else poses[j.parent] for j in js])
+        Fp = np.stack([j.T_parent_mob for j in js])
+        Tc = np.stack([poses[j.child] for j in js])
+        Fc = np.stack([j.T_child_frame for j in js])
+        rel = se3.inverse(Tp @ Fp) @ Tc @ Fc
+        q = js[0].jtype.fit(rel, np.array([j.pitch for j in js]))
+        for j, row in zip(js, q):
+            out[j.name] = row
+    return out
+
+
+def _with_q(j: S.JointData, q: tuple) -> S.JointData:
+    """``dataclasses.replace(j, q=q)`` without re-running the 22-field constructor (a drag
+    update patches every moved joint: replace costs ~15 us each)."""
+    c = object.__new__(type(j))
+    c.__dict__.update(j.__dict__)
+    object.__setattr__(c, "q", q)
+    return c
 
 
 class _LinkState:
@@ -167,6 +197,35 @@ class SceneBridge:
             T, mask = self._link_targets[n]
             self.linkage.set_link_target(n, T, mask)
 
+    # ---- checkpoints (a cancelled drag) ----------------------------------------------------
+    def checkpoint(self):
+        """The bridge's cached state (configuration, link poses as it believes them, data,
+        held link targets), for :meth:`rollback` once the scene itself has been put back as it
+        was (a cancelled drag): the cache then matches the scene again to the last bit,
+        float64 poses included, with no rebuild. None if nothing is cached."""
+        if self.linkage is None:
+            return None
+        lk = self.linkage
+        return (lk, lk.topology_version, lk.model().q_from_joints().copy(),
+                {n: _LinkState(st.T, st.observed, st.scale) for n, st in self._links.items()},
+                self.data, self._key, dict(self._link_targets))
+
+    def rollback(self, cp) -> None:
+        """Restore a :meth:`checkpoint` (the scene must be as it was then); if the linkage was
+        rebuilt or changed its topology since, the cache is dropped instead (the next sync
+        rebuilds it from the scene)."""
+        if cp is None or cp[0] is not self.linkage or cp[1] != self.linkage.topology_version:
+            self.invalidate()
+            self._link_targets = {} if cp is None else dict(cp[6])
+            return
+        lk, _, q, links, data, key, targets = cp
+        for n in set(self._link_targets) - set(targets):
+            self.clear_link_target(n)
+        self._link_targets = dict(targets)
+        self._apply_link_targets()
+        lk.model().q_to_joints(q)
+        self._links, self.data, self._key = links, data, key
+
     # ---- link locks (stored in the file) -------------------------------------------------
     def lock_link(self, ob, pose=None):
         """Freeze a link in the world at its current pose (or ``pose``, 4x4): writes the lock
@@ -195,17 +254,27 @@ class SceneBridge:
             self.settings = self.solver.settings = settings
         return self.solver.solve(**budget)
 
-    def write_back(self) -> WriteReport:
+    def write_back(self, evaluate: bool = True) -> WriteReport:
         """Write solved poses to the link objects that moved (parent objects first, so
         Blender-parented links get the right world matrix) and the joints' q, tree and
         ``root_tree`` flags into their properties where they changed. Refuses (BridgeError,
-        nothing written) if any pose or q is not finite or an object has gone."""
+        nothing written) if any pose or q is not finite or an object has gone.
+
+        ``evaluate=False`` (a drag's updates) skips the final view-layer update that makes
+        the written matrices readable at once (the viewport's redraw evaluates them anyway):
+        the bridge then forgets the float32 matrices it last saw of the written links, and
+        the next :meth:`sync` re-reads them (keeping its float64 poses where they agree)."""
         if self.linkage is None:
             raise BridgeError("nothing to write: the scene has not been synced")
         lk, data = self.linkage, self.data
         poses = lk.poses()
-        qs = {n: lk.joint_q(j, poses) for n, j in lk.joints.items()}
-        bad = [n for n, T in poses.items() if not np.isfinite(T).all()]
+        # tree joints: their own q (not copied: only read here); closures: the fit
+        qs = {n: j.q for n, j in lk.joints.items() if j.dof and j.is_tree}
+        qs.update(closure_qs(lk, poses))
+        names = list(poses)
+        Ts = np.stack([poses[n] for n in names]) if names else np.zeros((0, 4, 4))
+        bad = [] if np.isfinite(Ts).all() else \
+            [n for n, T in poses.items() if not np.isfinite(T).all()]
         bad += [n for n, q in qs.items() if not np.isfinite(q).all()]
         if bad:
             self.invalidate()
@@ -217,13 +286,16 @@ class SceneBridge:
             raise BridgeError("the scene's links changed since the last sync; nothing was "
                               "written")
         report = WriteReport()
-        moved = {n for n, st in self._links.items()
-                 if not P.same_pose(poses[n], st.T, self.write_tol)}
-        self._write_poses(obs, poses, moved, report)
+        moved = self._moved(names, Ts)
+        self._write_poses(obs, poses, moved, report, evaluate)
+        new_q = {}
+        tol = self.write_tol
         for n, q in qs.items():
             j = data.joints[n]
-            if len(q) and np.abs(q - np.array(j.q)).max() > self.write_tol:
-                S.write_q(obs[j.child], n, q)
+            ql = q.tolist()
+            if any(abs(a - b) > tol for a, b in zip(ql, j.q)):
+                S.write_q(obs[j.child], n, ql)
+                new_q[n] = tuple(float(x) for x in ql)  # what reading the property gives
                 report.joints.append(n)
         for n, j in data.joints.items():
             if j.tree != lk.joints[n].is_tree:
@@ -236,12 +308,28 @@ class SceneBridge:
             if link.root_tree != lk.tree_edge[n].is_root:
                 S.update_link(obs[n], root_tree=lk.tree_edge[n].is_root)
                 report.flags.append(n)
-        if report.joints or report.flags:  # the properties now say what the linkage holds
+        if report.flags:  # the properties now say what the linkage holds
             self.data = S.read_scene(obs.values())
             self._key = B.structure_key(self.data)
+        elif new_q:  # only values: patch the cached data (re-reading costs ~10 ms per 50 links)
+            joints = dict(data.joints)
+            for n, q in new_q.items():
+                joints[n] = _with_q(joints[n], q)
+            self.data = S.SceneData(links=data.links, joints=joints)
         return report
 
-    def _write_poses(self, obs, poses, moved, report):
+    def _moved(self, names, Ts) -> set:
+        """Links whose solved pose differs from the one the bridge believes the object has
+        (:func:`.poses.same_pose` with ``write_tol``, all links at once)."""
+        if not names:
+            return set()
+        Bs = np.stack([self._links[n].T for n in names])
+        scale = np.maximum(1.0, np.maximum(np.abs(Ts).max(axis=(1, 2)),
+                                           np.abs(Bs).max(axis=(1, 2))))
+        diff = np.abs(Ts - Bs).max(axis=(1, 2))
+        return {n for n, m in zip(names, diff > self.write_tol * scale) if m}
+
+    def _write_poses(self, obs, poses, moved, report, evaluate=True):
         ordered = sorted(obs, key=lambda n: (P.depth(obs[n]), n))
         written: set = set()
         stale = False
@@ -260,6 +348,10 @@ class SceneBridge:
             written.add(n)
             stale = True
             report.links.append(n)
+        if not evaluate:
+            for n in written:
+                self._links[n].observed = None  # unknown until Blender evaluates it
+            return
         if written:
             self._update()
         for n, ob in obs.items():
