@@ -274,21 +274,28 @@ class Solver:
         return None, alpha, dq
 
     def _correct(self, gp, ev, new, level):
-        """Newton steps on the levels down to ``level`` (the highest one the trial worsened),
-        while they converge, until the trial is no worse than ``ev``; None if they fail."""
+        """Newton steps from the trial, while the worsened ``level`` converges, until the trial
+        is no worse than ``ev``; None if they fail. The first step is a full prioritized step
+        (the higher levels are solved first, and the lower ones usually finish converging on
+        the way); if it does not help, the steps keep to the levels down to ``level``."""
         s = self.settings
         model = gp.model
         full = np.zeros(model.n_dof)
+        upto = 5
+        trial = new
         for _ in range(s.max_corrections):
             before = new.measure[level]
-            full[gp.cols] = self._step(gp, new, new.q, upto=level, damped=False)
+            full[gp.cols] = self._step(gp, new, new.q, upto=upto, damped=False)
             q_c = np.clip(model.retract(new.q, full), model.lower, model.upper)
             new = gp.evaluate(q_c, jac=True)
             verdict, worse, _ = _compare(new, ev, s.tol, gp.active)
             if verdict != WORSE:
                 return new
             if worse < level or new.measure[level] > 0.5 * before:
-                return None
+                if upto == level:
+                    return None
+                upto, new = level, trial  # the full step did not help: higher levels only
+                continue
             level = worse
         return None
 
