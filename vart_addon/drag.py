@@ -223,7 +223,8 @@ class DragSession:
             self.value = q
         t0 = time.perf_counter()
         self.status = self.bridge.solve(self.settings, sync=False)
-        self.bridge.write_back(evaluate=False)  # the viewport's redraw evaluates the scene
+        # the viewport's redraw evaluates the scene; closure joints' q follow at confirm
+        self.bridge.write_back(evaluate=False, values=False)
         self.times.append((time.perf_counter() - t0) * 1e3)
         return self.status
 
@@ -279,6 +280,8 @@ class DragSession:
         joints' q at the current frame. Returns ``(links, joints)`` that changed."""
         if not self.active:
             raise BridgeError("no drag in progress")
+        if self.times:  # the updates skipped the closure joints' q: write them now
+            self.bridge.write_back(evaluate=False)
         self._evaluate()
         links, joints = self.changed()
         target_of = None  # a closure joint whose stored target was set: keyed with the rest

@@ -254,7 +254,7 @@ class SceneBridge:
             self.settings = self.solver.settings = settings
         return self.solver.solve(**budget)
 
-    def write_back(self, evaluate: bool = True) -> WriteReport:
+    def write_back(self, evaluate: bool = True, values: bool = True) -> WriteReport:
         """Write solved poses to the link objects that moved (parent objects first, so
         Blender-parented links get the right world matrix) and the joints' q, tree and
         ``root_tree`` flags into their properties where they changed. Refuses (BridgeError,
@@ -263,14 +263,17 @@ class SceneBridge:
         ``evaluate=False`` (a drag's updates) skips the final view-layer update that makes
         the written matrices readable at once (the viewport's redraw evaluates them anyway):
         the bridge then forgets the float32 matrices it last saw of the written links, and
-        the next :meth:`sync` re-reads them (keeping its float64 poses where they agree)."""
+        the next :meth:`sync` re-reads them (keeping its float64 poses where they agree).
+        ``values=False`` (also a drag's updates) skips fitting and writing the closure joints'
+        q (output only, the costly part); the drag's final full write brings them up to date."""
         if self.linkage is None:
             raise BridgeError("nothing to write: the scene has not been synced")
         lk, data = self.linkage, self.data
         poses = lk.poses()
         # tree joints: their own q (not copied: only read here); closures: the fit
         qs = {n: j.q for n, j in lk.joints.items() if j.dof and j.is_tree}
-        qs.update(closure_qs(lk, poses))
+        if values:
+            qs.update(closure_qs(lk, poses))
         names = list(poses)
         Ts = np.stack([poses[n] for n in names]) if names else np.zeros((0, 4, 4))
         bad = [] if np.isfinite(Ts).all() else \
