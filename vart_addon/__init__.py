@@ -22,7 +22,7 @@ _SUBMODULES: tuple[str, ...] = (
     "properties",
     "operators.links", "operators.joints", "operators.goals", "operators.solve",
     "operators.animate",
-    "operators.io",
+    "operators.io", "operators.trajectory",
     "menus", "io_menus",
     "panels", "overlay",
 )

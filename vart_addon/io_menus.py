@@ -1,16 +1,24 @@
-"""File > Import and File > Export entries of vart, drag and drop of .urdf files into the
-3D viewport (a FileHandler, Blender 4.1+), and :func:`draw_sidebar` for a panel."""
+"""File > Import and File > Export entries of vart (URDF robots, articulation presets,
+joint trajectories), drag and drop of .urdf files into the 3D viewport (a FileHandler, Blender
+4.1+), and :func:`draw_sidebar` / :func:`draw_trajectory_sidebar` for panels.
+
+Trajectory files get no FileHandler: .csv and .json are generic formats, and dropping any of
+them into the viewport should not offer a joint-trajectory import."""
 import bpy
 
 
 def draw_import(self, context):
     self.layout.operator("vart.import_urdf", text="URDF Robot (.urdf) [vart]")
     self.layout.operator("vart.load_preset", text="Vart Articulation Preset (.json)")
+    self.layout.operator("vart.import_trajectory",
+                         text="Vart Joint Trajectory (.csv, .json, .path)")
 
 
 def draw_export(self, context):
     self.layout.operator("vart.export_urdf", text="URDF Robot (.urdf) [vart]")
     self.layout.operator("vart.save_preset", text="Vart Articulation Preset (.json)")
+    self.layout.operator("vart.export_trajectory",
+                         text="Vart Joint Trajectory (.csv, .json, .path)")
 
 
 def draw_sidebar(layout) -> None:
@@ -22,6 +30,13 @@ def draw_sidebar(layout) -> None:
     row = col.row(align=True)
     row.operator("vart.load_preset", text="Load Preset", icon='FILE_FOLDER')
     row.operator("vart.save_preset", text="Save Preset", icon='FILE_TICK')
+
+
+def draw_trajectory_sidebar(layout) -> None:
+    """Export and Import Trajectory buttons, for a sidebar panel."""
+    row = layout.row(align=True)
+    row.operator("vart.export_trajectory", text="Export Trajectory", icon='EXPORT')
+    row.operator("vart.import_trajectory", text="Import Trajectory", icon='IMPORT')
 
 
 class VART_FH_urdf(bpy.types.FileHandler):
@@ -37,6 +52,8 @@ class VART_FH_urdf(bpy.types.FileHandler):
 
 #: Every operator these menus reach (tests check each exists).
 OPERATORS = ("import_urdf", "load_preset", "export_urdf", "save_preset")
+#: The trajectory entries of the File menus (and :func:`draw_trajectory_sidebar`).
+TRAJECTORY_OPERATORS = ("import_trajectory", "export_trajectory")
 
 
 def register() -> None:

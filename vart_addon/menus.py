@@ -1,4 +1,7 @@
-"""The Vart menu in the 3D viewport's Object menu: every vart operator, by family."""
+"""The Vart menu in the 3D viewport's Object menu: every vart operator, by family.
+
+No default keymap: Drag (``vart.drag``) is reached from this menu and the sidebar, and G / R
+stay Blender's own; a user can bind it (right-click the menu entry, Assign Shortcut)."""
 import bpy
 
 from .solver.joint_types import CATALOG
@@ -69,6 +72,11 @@ class VART_MT_object(bpy.types.Menu):
         lay.separator()
         lay.operator("vart.operate_joint")
         lay.operator("vart.solve")
+        lay.separator()
+        lay.operator("vart.drag")
+        lay.operator("vart.operate_joint_modal")
+        lay.operator("vart.key_pose")
+        lay.operator("vart.bake")
 
 
 #: Every operator the menus reach (tests check each exists).
@@ -77,7 +85,7 @@ OPERATORS = ("make_links", "add_virtual_link", "add_joint", "remove_joint",
              "make_tree_joint", "make_closure_joint", "merge_joint", "make_ground_link",
              "split_link", "set_mass", "lock", "unlock", "set_target", "clear_target",
              "set_posture", "clear_posture", "set_limits", "set_stiffness", "operate_joint",
-             "solve")
+             "solve", "drag", "operate_joint_modal", "key_pose", "bake")
 
 
 def draw_object_menu(self, context):

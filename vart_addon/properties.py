@@ -77,6 +77,8 @@ class VART_PG_settings(bpy.types.PropertyGroup):
         update=_redraw)
     status_levels: CollectionProperty(type=VART_PG_status_level)
     status_summary: StringProperty(name="Status", description="Outcome of the last solve")
+    bake_summary: StringProperty(name="Last Bake", description="Outcome of the last bake "
+                                 "(frames, keys, goals unmet by frame)")
 
 
 def solver_settings(scene) -> Settings:

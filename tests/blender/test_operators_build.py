@@ -132,6 +132,8 @@ OPERATOR_IDS = ["make_links", "add_joint", "add_virtual_link", "remove_joint",
                 "make_tree_joint", "make_closure_joint", "invert_joint", "make_ground_link",
                 "split_link", "merge_joint", "set_mass", "set_stiffness", "operate_joint",
                 "solve"]
+#: The animation operators (vart_addon.operators.animate), also in the Vart menu.
+ANIMATION_IDS = ["drag", "operate_joint_modal", "key_pose", "bake"]
 
 
 def test_every_operator_is_registered_with_its_properties(vart_registered):
@@ -210,7 +212,7 @@ def test_the_vart_menu_is_in_the_object_menu_and_reaches_every_operator(vart_reg
                 assert hasattr(bpy.ops.vart, idname[5:])
                 bpy.ops.vart.__getattr__(idname[5:]).get_rna_type()  # exists in RNA
                 reached.add(idname[5:])
-    assert reached == set(OPERATOR_IDS) == set(menus.OPERATORS)
+    assert reached == set(OPERATOR_IDS + ANIMATION_IDS) == set(menus.OPERATORS)
     real = draw("VART_MT_add_joint")
     assert [p.joint_type for _, _, p in real][:2] == ["revolute", "prismatic"]
     assert len(real) == 13 and not any(p.virtual for _, _, p in real)

@@ -160,3 +160,46 @@ def key_channels(idblock, data_path: str, frame: float, *, group: str = "",
         return False
     return bool(idblock.keyframe_insert(data_path=data_path, index=-1, frame=frame,
                                         group=group, options=set(options)))
+
+
+def _channelbag(idblock):
+    """The channelbag holding ``idblock``'s F-curves in its action's first keyframe strip
+    (Blender >= 4.4), or None (legacy actions, no action)."""
+    ad = getattr(idblock, "animation_data", None)
+    action = None if ad is None else ad.action
+    slot = getattr(ad, "action_slot", None)
+    if action is None or slot is None or not hasattr(action, "layers"):
+        return None
+    for layer in action.layers:
+        for strip in layer.strips:
+            if strip.type == 'KEYFRAME':
+                bag = strip.channelbag(slot)
+                if bag is not None:
+                    return bag
+    return None
+
+
+def set_group(idblock, fc, group: str) -> None:
+    """Move F-curve ``fc`` of ``idblock`` into the channel group ``group`` (made if missing;
+    a group left empty disappears, as in Blender's own channel editing)."""
+    if group_of(fc) == group:
+        return
+    bag = _channelbag(idblock)
+    groups = bag.groups if bag is not None else idblock.animation_data.action.groups
+    g = groups.get(group) or groups.new(group)
+    fc.group = g
+
+
+def sample(fc, frames):
+    """Values of F-curve ``fc`` at ``frames`` (modifiers included, as Blender evaluates it;
+    the keys' single-precision values), as a float64 array."""
+    import numpy as np
+    ev = fc.evaluate
+    return np.fromiter((ev(float(f)) for f in frames), dtype=np.float64,
+                       count=len(frames))
+
+
+def animates(fc) -> bool:
+    """True if Blender applies ``fc`` when it evaluates the animation: not muted, a valid
+    path, and keys or modifiers that give it values."""
+    return bool(not fc.mute and fc.is_valid and (len(fc.keyframe_points) or len(fc.modifiers)))

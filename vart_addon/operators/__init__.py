@@ -7,6 +7,10 @@
 - :mod:`.goals`: lock, unlock, set_target, clear_target, set_posture, clear_posture,
   set_limits, set_stiffness
 - :mod:`.solve`: operate_joint, solve
+- :mod:`.animate`: drag, operate_joint_modal, key_pose, bake
+- :mod:`.io`: import_urdf, export_urdf, save_preset, load_preset
+- :mod:`.trajectory`: export_trajectory, import_trajectory
+- :mod:`.examples`: add_example, key_joint
 
 Each operator is thin: it maps the context (active link, selection, active joint, 3D cursor)
 to one :func:`vart_addon.bridge.edits.edit` call, and reports bridge and solver errors

@@ -378,7 +378,7 @@ class VART_OT_bake(bpy.types.Operator):
         finally:
             wm.progress_end()
         store_status(scene, res.level_status())
-        scene.vart.status_summary = res.summary()
+        scene.vart.status_summary = scene.vart.bake_summary = res.summary()
         self.report({'WARNING'} if res.unmet or res.stuck else {'INFO'}, res.summary())
         return {'FINISHED'}
 

@@ -7,7 +7,9 @@ Modules, registered in this order (and unregistered in reverse):
 - :mod:`.live`: ``Scene.vart_live``, the DoF sliders and link mass fields (get/set, never
   stored);
 - :mod:`.joints`: the joint UIList, the Joints and Active Joint panels;
-- :mod:`.scene`: the Active Link, Solver and Scene (gravity, overlay toggle) panels.
+- :mod:`.scene`: the Active Link, Solver and Scene (gravity, overlay toggle) panels;
+- :mod:`.animation`: the Animation panel (drag, Key Pose, Bake, trajectory export and import,
+  the last bake's outcome).
 
 The panels need ``Scene.vart`` (``vart_addon.properties``), so register this package after it;
 they stay hidden (poll) while it is missing.
@@ -15,7 +17,7 @@ they stay hidden (poll) while it is missing.
 
 import importlib
 
-_MODULES = ("rows", "live", "joints", "scene")
+_MODULES = ("rows", "live", "joints", "scene", "animation")
 _registered: list = []
 
 

@@ -1,0 +1,217 @@
+"""Export Trajectory and Import Trajectory (File > Export / Import, the sidebar's Animation
+panel): thin wrappers of :mod:`vart_addon.trajectory_bpy`.
+
+- ``vart.export_trajectory``: the joint values of a frame range (default: the scene's) as CSV,
+  ROS JointTrajectory JSON or Klampt path, chosen by ``file_format`` or by the extension typed
+  in the file browser. Real joints (virtual ones optional), waypoints every ``angle_step``
+  (shown in the scene's rotation unit, degrees by default) or ``length_step``, or every
+  frame. Limit violations are a WARNING report by joint and time, and the file is still
+  written, unless ``refuse_violations`` (then nothing is written: an ERROR). Failures (empty
+  range, nothing to export, unwritable path) are an ERROR report and CANCELLED, with no file
+  written and an existing one untouched.
+- ``vart.import_trajectory``: a .csv, .json or .path file keyed onto the joints from
+  ``start_frame`` (default: the scene's start), then baked over the frames it spans (``bake``)
+  so the links follow. One undo step. Joints of the file missing in the scene and real scene
+  joints missing in the file are a WARNING report; a file that matches nothing is an ERROR
+  and changes nothing.
+"""
+import math
+import os
+
+import bpy
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy_extras.io_utils import ExportHelper, ImportHelper
+
+from . import _common as C
+from .io import report_warnings
+
+FORMAT_ITEMS = [
+    ('CSV', "CSV (.csv)", "A time column and one column per joint value, header with names "
+     "and units"),
+    ('JSON', "ROS JointTrajectory (.json)", "trajectory_msgs/JointTrajectory fields: "
+     "joint_names, points with positions and time_from_start"),
+    ('PATH', "Klampt Path (.path)", "Klampt's linear path: one milestone per line (time, "
+     "count, values), for Klampt's simulator"),
+]
+EXT_OF = {'CSV': ".csv", 'JSON': ".json", 'PATH': ".path"}
+FORMAT_OF = {ext: fmt for fmt, ext in EXT_OF.items()}
+
+
+def _store_bake(scene, res) -> None:
+    """Keep a bake's outcome in the scene's status (as ``vart.bake`` does)."""
+    from ..properties import store_status
+    store_status(scene, res.level_status())
+    scene.vart.status_summary = scene.vart.bake_summary = res.summary()
+
+
+class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
+    bl_idname = "vart.export_trajectory"
+    bl_label = "Export Trajectory"
+    bl_description = ("Export the joint values of a frame range as a trajectory (CSV, ROS "
+                      "JointTrajectory JSON or Klampt path), with waypoints every few degrees "
+                      "or every frame; limit violations are reported")
+    bl_options = {'REGISTER'}
+
+    filter_glob: StringProperty(default="*.csv;*.json;*.path", options={'HIDDEN'})
+    file_format: EnumProperty(name="Format", items=FORMAT_ITEMS, default='CSV',
+                              description="File format (follows the extension typed)")
+    frame_start: IntProperty(name="Start", description="First frame (default: the scene's "
+                             "start)", default=1, options={'SKIP_SAVE'})
+    frame_end: IntProperty(name="End", description="Last frame (default: the scene's end)",
+                           default=250, options={'SKIP_SAVE'})
+    include_virtual: BoolProperty(name="Include Virtual Joints", default=False,
+                                  description="Export virtual joints too (a real robot has "
+                                  "only the real ones)")
+    every_frame: BoolProperty(name="Every Frame", default=False,
+                              description="A waypoint at every frame (else only when a joint "
+                              "has moved by the steps below, plus the first and last)")
+    angle_step: FloatProperty(name="Angle Step", subtype='ANGLE', default=math.radians(2.0),
+                              min=1e-6, soft_min=math.radians(0.1), soft_max=math.radians(30),
+                              description="A new waypoint when an angular joint has moved "
+                              "this much since the last one")
+    length_step: FloatProperty(name="Length Step", subtype='DISTANCE', unit='LENGTH',
+                               default=0.02, min=1e-9, soft_min=1e-4, soft_max=0.5,
+                               description="A new waypoint when a linear joint has moved "
+                               "this much since the last one")
+    refuse_violations: BoolProperty(name="Refuse Limit Violations", default=False,
+                                    description="Write nothing when a joint leaves its limits "
+                                    "(else the file is written and the violations reported)")
+
+    @property
+    def filename_ext(self):
+        return EXT_OF.get(self.file_format, ".csv")
+
+    @classmethod
+    def poll(cls, context):
+        return C.object_mode(cls, context)
+
+    def _defaults(self, context):
+        scene = context.scene
+        if not self.properties.is_property_set("frame_start"):
+            self.frame_start = scene.frame_start
+        if not self.properties.is_property_set("frame_end"):
+            self.frame_end = scene.frame_end
+
+    def invoke(self, context, event):
+        self._defaults(context)
+        return super().invoke(context, event)
+
+    def check(self, context):
+        """A known extension typed in the file name picks the format; else the format's
+        extension is put on the name."""
+        ext = os.path.splitext(self.filepath)[1].lower()
+        fmt = FORMAT_OF.get(ext)
+        changed = False
+        if fmt is not None and fmt != self.file_format:
+            self.file_format = fmt
+            changed = True
+        return ExportHelper.check(self, context) or changed
+
+    def execute(self, context):
+        from ..trajectory_bpy import export_trajectory
+        self._defaults(context)
+        if not self.filepath or os.path.isdir(self.filepath):
+            self.report({'ERROR'}, "choose a file to export to")
+            return {'CANCELLED'}
+        path = self.filepath
+        ext = os.path.splitext(path)[1].lower()
+        if ext in FORMAT_OF:
+            self.file_format = FORMAT_OF[ext]
+        else:
+            path = bpy.path.ensure_ext(path, self.filename_ext)
+        try:
+            res = export_trajectory(context.scene, path, frame_start=self.frame_start,
+                                    frame_end=self.frame_end,
+                                    include_virtual=self.include_virtual,
+                                    every_frame=self.every_frame,
+                                    angle_step=self.angle_step, length_step=self.length_step,
+                                    refuse_violations=self.refuse_violations)
+        except C.ERRORS as e:
+            self.report({'ERROR'}, str(e))
+            return {'CANCELLED'}
+        w = res.written
+        head = (f"exported {w.n_times} waypoints of {w.n_joints} joint values (frames "
+                f"{res.frame_start}-{res.frame_end}) to {res.path}")
+        if res.violations:
+            joints = sorted({v.joint for v in res.violations})
+            report_warnings(self, res.violation_lines() + res.notes,
+                            f"{head}; limits exceeded by {len(joints)} joint"
+                            + ("s" if len(joints) != 1 else ""))
+        elif res.notes:
+            report_warnings(self, res.notes, head)
+        else:
+            self.report({'INFO'}, head)
+        return {'FINISHED'}
+
+
+class VART_OT_import_trajectory(bpy.types.Operator, ImportHelper):
+    bl_idname = "vart.import_trajectory"
+    bl_label = "Import Trajectory"
+    bl_description = ("Key a trajectory file (CSV, ROS JointTrajectory JSON or Klampt path) "
+                      "onto the joints of the same names, then bake so the links follow")
+    bl_options = {'REGISTER', 'UNDO'}
+
+    filter_glob: StringProperty(default="*.csv;*.json;*.path", options={'HIDDEN'})
+    start_frame: IntProperty(name="Start Frame", description="Frame of the trajectory's time "
+                             "0 (default: the scene's start)", default=1,
+                             options={'SKIP_SAVE'})
+    bake: BoolProperty(name="Bake", default=True,
+                       description="Bake the frames the trajectory spans, so every link and "
+                       "joint gets keys (else only the file's joints are keyed)")
+
+    @classmethod
+    def poll(cls, context):
+        return C.object_mode(cls, context)
+
+    def _defaults(self, context):
+        if not self.properties.is_property_set("start_frame"):
+            self.start_frame = context.scene.frame_start
+
+    def invoke(self, context, event):
+        self._defaults(context)
+        return super().invoke(context, event)
+
+    def execute(self, context):
+        import dataclasses
+
+        from ..properties import gravity_of, solver_settings
+        from ..trajectory_bpy import import_trajectory
+        self._defaults(context)
+        if not self.filepath or os.path.isdir(self.filepath):
+            self.report({'ERROR'}, "choose a trajectory file (.csv, .json or .path)")
+            return {'CANCELLED'}
+        scene = context.scene
+        wm = context.window_manager
+        started = False
+
+        def progress(done, total):
+            nonlocal started
+            if not started:
+                wm.progress_begin(0, total)
+                started = True
+            wm.progress_update(done)
+        try:
+            res = import_trajectory(
+                scene, self.filepath, start_frame=self.start_frame, bake=self.bake,
+                bridge=C.bridge_for(scene),
+                settings=dataclasses.replace(solver_settings(scene), max_ms=None),
+                gravity=gravity_of(scene), progress=progress)
+        except C.ERRORS as e:
+            self.report({'ERROR'}, str(e))
+            return {'CANCELLED'}
+        finally:
+            if started:
+                wm.progress_end()
+        if res.bake is not None:
+            _store_bake(scene, res.bake)
+        warnings = res.warnings()
+        if warnings:
+            report_warnings(self, warnings, res.summary())
+        else:
+            self.report({'INFO'}, res.summary())
+        return {'FINISHED'}
+
+
+classes = (VART_OT_export_trajectory, VART_OT_import_trajectory)
+
+register, unregister = bpy.utils.register_classes_factory(classes)
