@@ -46,11 +46,14 @@ build: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/run.py
 
-# Until the Blender demo exists: the hexapod drag (P1) and its figures.
+# Story 1 (camera tilt) on the hexapod, headless: build with vart's operators, bake, export
+# CSV / JSON / .path and a picture into demo_out/, print the figures (demo/demo.py).
+# DEMO_ARGS="--docs docs/demo.png" also refreshes the README's picture.
+DEMO_ARGS ?=
 demo: $(STAMP)
-	$(PY) bench/run.py --problem P1_hexapod
+	$(PY) demo/demo.py $(DEMO_ARGS)
 
 # Removes build and test output; keeps $(VENV) (delete it by hand to rebuild).
 clean:
-	rm -rf dist .pytest_cache .hypothesis
+	rm -rf dist demo_out .pytest_cache .hypothesis
 	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -exec rm -rf {} +

@@ -25,6 +25,7 @@ _SUBMODULES: tuple[str, ...] = (
     "operators.io", "operators.trajectory",
     "menus", "io_menus",
     "panels", "overlay",
+    "operators.examples",
 )
 
 # Modules whose register() succeeded, in order. Kept so that unregister()

@@ -9,7 +9,8 @@ Modules, registered in this order (and unregistered in reverse):
 - :mod:`.joints`: the joint UIList, the Joints and Active Joint panels;
 - :mod:`.scene`: the Active Link, Solver and Scene (gravity, overlay toggle) panels;
 - :mod:`.animation`: the Animation panel (drag, Key Pose, Bake, trajectory export and import,
-  the last bake's outcome).
+  the last bake's outcome);
+- :mod:`.examples`: the Examples panel (Add Example, Key Joint) and Shift+A > Vart Example.
 
 The panels need ``Scene.vart`` (``vart_addon.properties``), so register this package after it;
 they stay hidden (poll) while it is missing.
@@ -17,7 +18,7 @@ they stay hidden (poll) while it is missing.
 
 import importlib
 
-_MODULES = ("rows", "live", "joints", "scene", "animation")
+_MODULES = ("rows", "live", "joints", "scene", "animation", "examples")
 _registered: list = []
 
 
