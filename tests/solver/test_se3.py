@@ -239,3 +239,19 @@ def test_jacobians_are_finite_and_continuous_at_the_taylor_switch_and_at_pi():
     for a in (0.0, 1e-300, 1e-9, PI - 1e-12, PI):
         T = se3.se3_exp(np.concatenate([[1, 2, 3], axis * a]))
         assert np.isfinite(se3.se3_log(T)).all()
+
+
+# ---- snapping float32 frames onto exact axes --------------------------------------------------
+def test_snap_axes_makes_near_axis_columns_exact_and_keeps_a_rotation():
+    rng = np.random.default_rng(3)
+    tilt = se3.so3_exp([3e-8, -2e-8, 0.7])  # z a hair off the world z, turned 0.7 rad about it
+    S = se3.snap_axes(tilt)
+    np.testing.assert_array_equal(S[:, 2], [0.0, 0.0, 1.0])
+    np.testing.assert_allclose(S.T @ S, np.eye(3), atol=1e-15)
+    assert np.linalg.det(S) == pytest.approx(1.0, abs=1e-15)
+    np.testing.assert_allclose(S, tilt, atol=1e-7)  # still the frame the user meant
+    flip = se3.so3_exp([np.pi / 2 + 4e-8, 0, 0]) @ se3.so3_exp([0, 0, np.pi / 2 - 5e-8])
+    F = se3.snap_axes(flip)
+    assert set(np.unique(F)) <= {-1.0, 0.0, 1.0} and np.linalg.det(F) == 1.0
+    R = se3.so3_exp(rng.normal(size=3))  # a generic rotation is left as it is
+    np.testing.assert_array_equal(se3.snap_axes(R), R)

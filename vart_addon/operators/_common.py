@@ -17,7 +17,7 @@ import numpy as np
 
 from ..bridge import BridgeError
 from ..bridge import schema as S
-from ..solver import VartError
+from ..solver import VartError, se3
 from ..solver.joint_types import CATALOG
 
 #: What the operators report instead of raising (SchemaError is a BridgeError).
@@ -136,7 +136,8 @@ def cursor_pose(scene) -> np.ndarray:
         U[:, -1] *= -1
         R = U @ Vt
     T = np.eye(4)
-    T[:3, :3], T[:3, 3] = R, M[:3, 3]
+    # float32 axes a hair off the world axes would jam planar loops: make them exact
+    T[:3, :3], T[:3, 3] = se3.snap_axes(R), M[:3, 3]
     return T
 
 

@@ -204,3 +204,32 @@ def rot_z(theta: np.ndarray) -> np.ndarray:
     R[..., 1, 1] = c
     R[..., 2, 2] = 1.0
     return R
+
+
+def snap_axes(R: np.ndarray, tol: float = 1e-6) -> np.ndarray:
+    """A rotation (3, 3) whose columns within ``tol`` of a signed unit axis are made exact.
+
+    Frames read from Blender (float32: the 3D cursor, object matrices) are about 1e-7 off the
+    axes a user meant; for over-constrained mechanisms (a planar loop of revolutes) that tiny
+    misalignment matters. Columns that are not near an axis are re-orthonormalized around the
+    snapped ones, so the result stays a rotation close to ``R``.
+    """
+    R = np.array(R, dtype=float)
+    near = np.round(R)
+    snapped = [c for c in range(3)
+               if np.abs(R[:, c] - near[:, c]).max() <= tol and np.abs(near[:, c]).sum() == 1]
+    if not snapped:
+        return R
+    out = R.copy()
+    for c in snapped:
+        out[:, c] = near[:, c]
+    if len(snapped) == 1:
+        a = snapped[0]
+        b, c = (a + 1) % 3, (a + 2) % 3  # keep the right-handed cyclic order
+        x = out[:, b] - (out[:, b] @ out[:, a]) * out[:, a]
+        out[:, b] = x / np.linalg.norm(x)
+        out[:, c] = np.cross(out[:, a], out[:, b])
+    elif len(snapped) == 2:
+        free = ({0, 1, 2} - set(snapped)).pop()
+        out[:, free] = np.cross(out[:, (free + 1) % 3], out[:, (free + 2) % 3])
+    return out
