@@ -75,6 +75,7 @@ class VART_MT_object(bpy.types.Menu):
         lay.separator()
         lay.operator("vart.drag")
         lay.operator("vart.operate_joint_modal")
+        lay.operator("vart.key_joint")
         lay.operator("vart.key_pose")
         lay.operator("vart.bake")
 
@@ -85,7 +86,7 @@ OPERATORS = ("make_links", "add_virtual_link", "add_joint", "remove_joint",
              "make_tree_joint", "make_closure_joint", "merge_joint", "make_ground_link",
              "split_link", "set_mass", "lock", "unlock", "set_target", "clear_target",
              "set_posture", "clear_posture", "set_limits", "set_stiffness", "operate_joint",
-             "solve", "drag", "operate_joint_modal", "key_pose", "bake")
+             "solve", "drag", "operate_joint_modal", "key_joint", "key_pose", "bake")
 
 
 def draw_object_menu(self, context):

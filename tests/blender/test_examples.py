@@ -240,7 +240,7 @@ def test_examples_panel_and_add_menu(vart_registered):
     assert PE.draw_add_menu in bpy.types.VIEW3D_MT_add._dyn_ui_initialize()
     lay = Recorder()
     PE.VART_PT_examples.draw(SimpleNamespace(layout=lay), bpy.context)
-    assert lay.ops == ["vart.add_example", "vart.key_joint"]
+    assert lay.ops == ["vart.add_example"]
     lay = Recorder()
     PE.VART_MT_add_example.draw(SimpleNamespace(layout=lay), bpy.context)
     assert lay.ops == ["vart.add_example"] * len(X.EXAMPLES)

@@ -133,7 +133,7 @@ OPERATOR_IDS = ["make_links", "add_joint", "add_virtual_link", "remove_joint",
                 "split_link", "merge_joint", "set_mass", "set_stiffness", "operate_joint",
                 "solve"]
 #: The animation operators (vart_addon.operators.animate), also in the Vart menu.
-ANIMATION_IDS = ["drag", "operate_joint_modal", "key_pose", "bake"]
+ANIMATION_IDS = ["drag", "operate_joint_modal", "key_joint", "key_pose", "bake"]
 
 
 def test_every_operator_is_registered_with_its_properties(vart_registered):

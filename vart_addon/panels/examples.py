@@ -36,7 +36,6 @@ class VART_PT_examples(C.Panel, bpy.types.Panel):
             layout.operator_menu_enum("vart.add_example", "example", text="Add Example",
                                       icon='ADD')
         layout.label(text="A story comes keyed: press Bake", icon='INFO')
-        C.op(layout, "vart.key_joint", icon='KEYFRAME_HLT')
 
 
 def draw_add_menu(self, context):
