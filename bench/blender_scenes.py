@@ -95,7 +95,8 @@ def fourbar_angles(t2: float):
     return math.atan2(cy - by, cx - bx), math.atan2(cy, cx - d)
 
 
-def _cube(name, scale=(1.0, 1.0, 1.0)):
+def cube(name, scale=(1.0, 1.0, 1.0)):
+    """A unit cube mesh object centred on its origin, scaled, in the scene collection."""
     mesh = bpy.data.meshes.new(name)
     v = [(x, y, z) for x in (-.5, .5) for y in (-.5, .5) for z in (-.5, .5)]
     f = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
@@ -106,7 +107,8 @@ def _cube(name, scale=(1.0, 1.0, 1.0)):
     return ob
 
 
-def _place(ob, T):
+def place(ob, T):
+    """Set a rigid world pose ``T`` (4x4), keeping the object's scale."""
     bpy.context.view_layer.update()
     scale = np.linalg.norm(np.array(ob.matrix_world)[:3, :3], axis=0)
     M = np.array(T, float)
@@ -115,7 +117,8 @@ def _place(ob, T):
     bpy.context.view_layer.update()
 
 
-def _parent(child, par):
+def parent_keep(child, par):
+    """Parent like Ctrl+P (Object, keep transform): the parent inverse is inv(parent world)."""
     bpy.context.view_layer.update()
     child.parent = par
     child.matrix_parent_inverse = par.matrix_world.inverted()
@@ -140,24 +143,24 @@ def parented_fourbar(settings=None):
         bpy.context.scene.collection.objects.link(ob)
     robot.matrix_world = Matrix(se3.make_pose(se3.rot_z(0.4), [2, 1, 0.5]).tolist()) \
         @ Matrix.Scale(0.5, 4)
-    crank, coupler, rocker = _cube("crank"), _cube("coupler", (1.0, 0.3, 0.2)), _cube("rocker")
+    crank, coupler, rocker = cube("crank"), cube("coupler", (1.0, 0.3, 0.2)), cube("rocker")
     crank.rotation_mode = 'QUATERNION'
     coupler.rotation_mode = 'AXIS_ANGLE'
     rocker.rotation_mode = 'YXZ'
     rocker.delta_location = (0.1, -0.2, 0.05)
     rocker.delta_rotation_euler = (0.1, 0.2, -0.3)
-    _parent(crank, robot)
-    _parent(coupler, crank)
-    _parent(mount, coupler)
+    parent_keep(crank, robot)
+    parent_keep(coupler, crank)
+    parent_keep(mount, coupler)
     mount.location = (0.3, 0.2, 0.1)
-    _parent(rocker, mount)
+    parent_keep(rocker, mount)
     bx, by = a * math.cos(t2), a * math.sin(t2)
 
     def planar(x, y, ang):
         return G @ se3.make_pose(se3.rot_z(ang), [x, y, 0])
-    _place(crank, planar(0, 0, t2))
-    _place(coupler, planar(bx, by, t3))
-    _place(rocker, planar(d, 0, t4))
+    place(crank, planar(0, 0, t2))
+    place(coupler, planar(bx, by, t3))
+    place(rocker, planar(d, 0, t4))
     for ob in (crank, coupler, rocker):
         S.write_link(ob, root_tree=False)
 

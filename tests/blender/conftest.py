@@ -1,5 +1,6 @@
 """Tests here run real Blender through the bpy module; mark them ``blender``."""
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -39,15 +40,9 @@ class OpKit:
     @staticmethod
     def cube(name: str, scale=(1.0, 1.0, 1.0)):
         """A unit cube mesh object centred on its origin, scaled, in the scene collection."""
-        import bpy
-        mesh = bpy.data.meshes.new(name)
-        v = [(x, y, z) for x in (-.5, .5) for y in (-.5, .5) for z in (-.5, .5)]
-        f = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
-        mesh.from_pydata(v, [], f)
-        ob = bpy.data.objects.new(name, mesh)
-        ob.scale = scale
-        bpy.context.scene.collection.objects.link(ob)
-        return ob
+        sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+        from blender_scenes import cube
+        return cube(name, scale)
 
     @staticmethod
     def place(ob, T):

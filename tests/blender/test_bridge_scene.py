@@ -3,7 +3,9 @@ parenting, writing only what moved, caching, locks, drags, tree flags, refusing 
 from __future__ import annotations
 
 import math
+import pathlib
 import re
+import sys
 
 import bpy
 import numpy as np
@@ -13,6 +15,9 @@ from mathutils import Matrix
 from vart_addon.bridge import (BridgeError, SceneBridge, SchemaError, read_scene, update_joint,
                                update_link, write_joint, write_link)
 from vart_addon.bridge import schema
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "bench"))
+from blender_scenes import cube, parent_keep, place  # noqa: E402  (shared scene helpers)
 from vart_addon.solver import Settings, se3
 
 # A crank-rocker in the plane of frame G: ground pivots O2 = (0, 0), O4 = (4, 0); crank 1.5,
@@ -51,38 +56,10 @@ def world(ob) -> np.ndarray:
     return np.array(ob.matrix_world, dtype=float)
 
 
-def cube(name: str, scale=(1.0, 1.0, 1.0)):
-    mesh = bpy.data.meshes.new(name)
-    v = [(x, y, z) for x in (-.5, .5) for y in (-.5, .5) for z in (-.5, .5)]
-    f = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
-    mesh.from_pydata(v, [], f)
-    ob = bpy.data.objects.new(name, mesh)
-    ob.scale = scale
-    bpy.context.scene.collection.objects.link(ob)
-    return ob
-
-
 def empty(name: str):
     ob = bpy.data.objects.new(name, None)
     bpy.context.scene.collection.objects.link(ob)
     return ob
-
-
-def place(ob, T):
-    """Set a rigid world pose, keeping the object's scale."""
-    bpy.context.view_layer.update()
-    scale = np.linalg.norm(world(ob)[:3, :3], axis=0)
-    M = np.array(T, float)
-    M[:3, :3] *= scale
-    ob.matrix_world = Matrix(M.tolist())
-    bpy.context.view_layer.update()
-
-
-def parent_keep(child, parent):
-    """Parent like Ctrl+P (Object, keep transform): the parent inverse is inv(parent world)."""
-    bpy.context.view_layer.update()
-    child.parent = parent
-    child.matrix_parent_inverse = parent.matrix_world.inverted()
 
 
 def build_fourbar(parented: bool = False, extras: bool = True) -> dict:
