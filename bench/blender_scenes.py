@@ -95,6 +95,26 @@ def fourbar_angles(t2: float):
     return math.atan2(cy - by, cx - bx), math.atan2(cy, cx - d)
 
 
+def scene_snapshot() -> dict:
+    """Every object's world matrix, Blender parent and ``["vart"]`` properties (ID pointers as
+    names), by object name: equal snapshots mean an unchanged scene."""
+    def plain(v):
+        if isinstance(v, dict):
+            return {k: plain(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [plain(x) for x in v]
+        if isinstance(v, bpy.types.ID):
+            return ("ID", v.name)
+        return v
+    out = {}
+    for ob in bpy.data.objects:
+        raw = ob.get("vart")
+        out[ob.name] = (tuple(x for r in ob.matrix_world for x in r),
+                        None if ob.parent is None else ob.parent.name,
+                        repr(plain(raw.to_dict() if hasattr(raw, "to_dict") else raw)))
+    return out
+
+
 def cube(name, scale=(1.0, 1.0, 1.0)):
     """A unit cube mesh object centred on its origin, scaled, in the scene collection."""
     mesh = bpy.data.meshes.new(name)

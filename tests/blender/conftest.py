@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 
 _HERE = Path(__file__).parent
+# bench/blender_scenes.py: the scene helpers the tests share with the drag/bake bench
+sys.path.insert(0, str(_HERE.parents[1] / "bench"))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -40,7 +42,6 @@ class OpKit:
     @staticmethod
     def cube(name: str, scale=(1.0, 1.0, 1.0)):
         """A unit cube mesh object centred on its origin, scaled, in the scene collection."""
-        sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
         from blender_scenes import cube
         return cube(name, scale)
 
@@ -93,23 +94,8 @@ class OpKit:
     def snapshot() -> dict:
         """Every object: exact world matrix, Blender parent and vart properties (pointers as
         names). Equal snapshots = an unchanged scene."""
-        import bpy
-
-        def plain(v):
-            if isinstance(v, dict):
-                return {k: plain(x) for k, x in v.items()}
-            if isinstance(v, (list, tuple)):
-                return [plain(x) for x in v]
-            if isinstance(v, bpy.types.ID):
-                return ("ID", v.name)
-            return v
-        out = {}
-        for ob in bpy.data.objects:
-            raw = ob.get("vart")
-            out[ob.name] = (tuple(x for r in ob.matrix_world for x in r),
-                            None if ob.parent is None else ob.parent.name,
-                            repr(plain(raw.to_dict() if hasattr(raw, "to_dict") else raw)))
-        return out
+        from blender_scenes import scene_snapshot
+        return scene_snapshot()
 
     @staticmethod
     def joint(name: str) -> dict:

@@ -194,14 +194,10 @@ def test_bake_operator_reports_and_stores_the_status(opkit):
 
 # ---- refusals: nothing changes ------------------------------------------------------------------
 def snapshot():
-    out = {}
-    for ob in bpy.data.objects:
-        raw = ob.get("vart")
-        out[ob.name] = (tuple(tuple(r) for r in ob.matrix_world),
-                        repr(raw.to_dict() if hasattr(raw, "to_dict") else raw),
-                        [(fc.data_path, fc.array_index, [tuple(k.co) for k in fc.keyframe_points])
-                         for fc in fcurves_of(ob)])
-    return out, len(bpy.data.actions), bpy.context.scene.frame_current
+    """The scene snapshot plus every object's keys, the actions and the current frame."""
+    keys = {ob.name: [(fc.data_path, fc.array_index, [tuple(k.co) for k in fc.keyframe_points])
+                      for fc in fcurves_of(ob)] for ob in bpy.data.objects}
+    return BS.scene_snapshot(), keys, len(bpy.data.actions), bpy.context.scene.frame_current
 
 
 def test_empty_range_and_nothing_to_bake_are_refused_with_nothing_changed(opkit):

@@ -17,7 +17,7 @@ from vart_addon.bridge import (BridgeError, SceneBridge, SchemaError, read_scene
 from vart_addon.bridge import schema
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "bench"))
-from blender_scenes import cube, parent_keep, place  # noqa: E402  (shared scene helpers)
+from blender_scenes import cube, parent_keep, place, scene_snapshot  # noqa: E402  (shared)
 from vart_addon.solver import Settings, se3
 
 # A crank-rocker in the plane of frame G: ground pivots O2 = (0, 0), O4 = (4, 0); crank 1.5,
@@ -342,22 +342,7 @@ def test_a_tree_rooted_at_a_link_carries_joints_backwards():
 
 
 # ---- bad input: refused, scene unchanged --------------------------------------------------------
-def snapshot() -> dict:
-    """Every object's world matrix and vart properties (pointers as names)."""
-    def plain(v):
-        if isinstance(v, dict):
-            return {k: plain(x) for k, x in v.items()}
-        if isinstance(v, list):
-            return [plain(x) for x in v]
-        if isinstance(v, bpy.types.ID):
-            return ("ID", v.name)
-        return v
-    out = {}
-    for ob in bpy.data.objects:
-        raw = ob.get("vart")
-        out[ob.name] = (tuple(x for r in ob.matrix_world for x in r),
-                        repr(plain(raw.to_dict() if hasattr(raw, "to_dict") else raw)))
-    return out
+snapshot = scene_snapshot  # every object's world matrix, parent and vart properties
 
 
 def _set(obj, *path_and_value):

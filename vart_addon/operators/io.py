@@ -22,8 +22,10 @@ MAX_LISTED = 8
 
 
 def report_warnings(op, warnings, head: str) -> None:
-    """One WARNING report: ``head``, then the warnings (the first MAX_LISTED) one per line."""
+    """One WARNING report: ``head``, then the warnings (the first MAX_LISTED) one per line;
+    without warnings, ``head`` as an INFO report."""
     if not warnings:
+        op.report({'INFO'}, head)
         return
     lines = [f"{head} ({len(warnings)} warning{'s' if len(warnings) != 1 else ''}):"]
     lines += [f"- {w}" for w in warnings[:MAX_LISTED]]
@@ -93,10 +95,7 @@ class VART_OT_import_urdf(bpy.types.Operator, ImportHelper):
         name = obs.robot.name or os.path.basename(self.filepath)
         summary = (f"imported {name!r}: {len(obs)} links, {len(obs.joints)} joints"
                    + (f", {len(obs.missing)} mesh(es) missing" if obs.missing else ""))
-        if obs.warnings:
-            report_warnings(self, obs.warnings, summary)
-        else:
-            self.report({'INFO'}, summary)
+        report_warnings(self, obs.warnings, summary)
         return {'FINISHED'}
 
 
@@ -144,10 +143,7 @@ class VART_OT_export_urdf(bpy.types.Operator, ExportHelper):
             return {'CANCELLED'}
         summary = (f"exported {res.robot.name!r} to {res.path}: {len(res.robot.links)} links, "
                    f"{len(res.robot.joints)} joints, {len(res.meshes)} meshes")
-        if res.warnings:
-            report_warnings(self, res.warnings, summary)
-        else:
-            self.report({'INFO'}, summary)
+        report_warnings(self, res.warnings, summary)
         return {'FINISHED'}
 
 

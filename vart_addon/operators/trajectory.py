@@ -137,10 +137,8 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
             report_warnings(self, res.violation_lines() + res.notes,
                             f"{head}; limits exceeded by {len(joints)} joint"
                             + ("s" if len(joints) != 1 else ""))
-        elif res.notes:
-            report_warnings(self, res.notes, head)
         else:
-            self.report({'INFO'}, head)
+            report_warnings(self, res.notes, head)
         return {'FINISHED'}
 
 
@@ -204,11 +202,7 @@ class VART_OT_import_trajectory(bpy.types.Operator, ImportHelper):
                 wm.progress_end()
         if res.bake is not None:
             _store_bake(scene, res.bake)
-        warnings = res.warnings()
-        if warnings:
-            report_warnings(self, warnings, res.summary())
-        else:
-            self.report({'INFO'}, res.summary())
+        report_warnings(self, res.warnings(), res.summary())
         return {'FINISHED'}
 
 
