@@ -255,3 +255,19 @@ def test_snap_axes_makes_near_axis_columns_exact_and_keeps_a_rotation():
     assert set(np.unique(F)) <= {-1.0, 0.0, 1.0} and np.linalg.det(F) == 1.0
     R = se3.so3_exp(rng.normal(size=3))  # a generic rotation is left as it is
     np.testing.assert_array_equal(se3.snap_axes(R), R)
+
+
+@pytest.mark.parametrize("angle", [0.0, 1e-12, 1e-8, 9.99e-5, 1e-4, 1.0001e-4, 0.3, 2.0,
+                                   PI - 0.05, PI - 1e-3, PI - 1e-9, PI])
+@pytest.mark.parametrize("axis", [(1, 0, 0), (0, 0, -1), (0.6, -0.48, 0.64)])
+def test_single_rotation_fast_path_matches_the_batched_path(angle, axis):
+    """One rotation goes through plain-float code; a batch of two through numpy. Same results."""
+    w = rotvec(axis, angle)
+    pair = np.stack([w, np.array([0.1, 0.2, 0.3])])
+    R_one, R_two = se3.so3_exp(w), se3.so3_exp(pair)
+    np.testing.assert_allclose(R_one, R_two[0], rtol=0, atol=5e-16)
+    np.testing.assert_allclose(se3.so3_exp(w[None])[0], R_one, rtol=0, atol=0)
+    np.testing.assert_allclose(se3.so3_log(R_one), se3.so3_log(R_two)[0], rtol=0, atol=5e-16)
+    for f in (se3.so3_left_jacobian_inv, se3.so3_right_jacobian_inv):
+        np.testing.assert_allclose(f(w), f(pair)[0], rtol=1e-14, atol=4e-16)
+    assert se3.so3_log(R_one[None]).shape == (1, 3) and se3.so3_exp(w[None]).shape == (1, 3, 3)

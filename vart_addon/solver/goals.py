@@ -39,17 +39,30 @@ class _Relative:
         self.Fc = np.stack([j.T_child_frame for j in joints])
         self.pitch = np.array([j.pitch for j in joints])
         self.sign = (model.anc_sign[self.cidx] - model.anc_sign[self.pidx])[:, cols]
+        self._sign_rows = {}
+        # Joints to the ground (root joints, pins) have a constant mobility frame.
+        self.grounded = not self.pidx.any()
+        if self.grounded:
+            self.Fp_inv34 = se3.inverse(self.Fp)[:, :3, :]
+            self.ad_inv = se3.adjoint_inv(self.Fp)
 
     def poses(self, state):
-        """``T_world_mob`` (g,4,4) and ``T_mob_childframe`` (g,4,4)."""
+        """``T_world_mob`` (g,4,4) and ``T_mob_childframe`` as (g,3,4): rotation, translation."""
+        if self.grounded:
+            return self.Fp, self.Fp_inv34 @ (state.T[self.cidx] @ self.Fc)
         T_wm = state.T[self.pidx] @ self.Fp
-        return T_wm, se3.inverse(T_wm) @ state.T[self.cidx] @ self.Fc
+        A = state.T[self.cidx] @ self.Fc  # T_world_childframe
+        A[:, :3, 3] -= T_wm[:, :3, 3]
+        return T_wm, T_wm[:, :3, :3].transpose(0, 2, 1) @ A[:, :3, :]
 
     def jacobian(self, D, T_wm, state):
         """Rows ``D`` (g, r, 6) w.r.t. the mobility-frame twist -> (g*r, n_cols)."""
         g, r = D.shape[:2]
-        JA = (D @ se3.adjoint_inv(T_wm)).reshape(g * r, 6)
-        return (JA @ state.S) * np.repeat(self.sign, r, axis=0)
+        sign = self._sign_rows.get(r)
+        if sign is None:
+            sign = self._sign_rows[r] = np.repeat(self.sign, r, axis=0)
+        JA = (D @ (self.ad_inv if self.grounded else se3.adjoint_inv(T_wm))).reshape(g * r, 6)
+        return (JA @ state.S) * sign
 
 
 class Batch:

@@ -58,6 +58,7 @@ class JointType:
         s(self, "constrained_axes", axes)
         s(self, "_ti", np.array(self.trans_idx, dtype=int))
         s(self, "_ta", np.array(self.trans_axes, dtype=int))
+        s(self, "_ca", np.array(axes, dtype=int))
 
     @property
     def n_invariants(self) -> int:
@@ -135,25 +136,28 @@ class JointType:
         k = T.shape[0]
         p, R = T[:, :3, 3], T[:, :3, :3]
         rows, jac = [], []
-        dp = _dp_dxi(p)
-        for a in self.constrained_axes:
-            rows.append(p[:, a:a + 1])
-            jac.append(dp[:, a:a + 1])
+        if self.constrained_axes:
+            rows.append(p[:, self._ca])
+            if jacobian:
+                jac.append(_dp_dxi(p)[:, self._ca])
         if self.helical:
             th, dth = _fit_rz(R, p, pitch, True)
             pt = np.broadcast_to(pitch, (k,))[:, None] / TWO_PI
             rows.append(p[:, 2:3] - pt * th[:, None])
-            jac.append(dp[:, 2:3] - pt[:, :, None] * dth[:, None, :])
+            jac.append(_dp_dxi(p)[:, 2:3] - pt[:, :, None] * dth[:, None, :])
         if self.rot == "none":
             w = se3.so3_log(R)
             rows.append(w)
-            jr = np.zeros((k, 3, 6))
-            jr[:, :, 3:] = se3.so3_left_jacobian_inv(w)
-            jac.append(jr)
+            if jacobian:
+                jr = np.zeros((k, 3, 6))
+                jr[:, :, 3:] = se3.so3_left_jacobian_inv(w)
+                jac.append(jr)
         elif self.rot == "z":
             r, jr = _swing(R)
             rows.append(r)
             jac.append(jr)
+        if len(rows) == 1:
+            return (rows[0], jac[0]) if jacobian else rows[0]
         res = np.concatenate(rows, axis=1) if rows else np.zeros((k, 0))
         if not jacobian:
             return res
@@ -176,8 +180,7 @@ class JointType:
         if self.trans_idx:
             ti, ta = self._ti, self._ta
             q[:, ti] = p[:, ta]
-            J[:, ti, ta] = 1.0  # dp = v + w x p = v - [p]x w
-            J[:, ti, 3:] = -se3.hat(p)[:, ta]
+            J[:, ti] = _dp_dxi(p)[:, ta]
         if self.rot == "z":
             th, dth = _fit_rz(R, p, pitch, self.helical)
             q[:, self.rz_idx] = th
@@ -236,16 +239,21 @@ def _as_batch(q, dof: int) -> np.ndarray:
 
 
 def _as_pose_batch(T) -> np.ndarray:
+    """Poses as (k, 4, 4), or (k, 3, 4) (rotation and translation only) as given."""
     T = np.asarray(T, dtype=float)
-    return T.reshape(-1, 4, 4)
+    return T.reshape((-1,) + T.shape[-2:])
+
+
+# d p / d xi = [I | -[p]x] is affine in p: (p @ _DP_LIN).reshape(3, 6) + _DP_CONST.
+_DP_CONST = np.hstack([np.eye(3), np.zeros((3, 3))])
+_DP_LIN = np.zeros((3, 3, 6))
+_DP_LIN[:, :, 3:] = -se3.hat(np.eye(3))
+_DP_LIN = _DP_LIN.reshape(3, 18)
 
 
 def _dp_dxi(p: np.ndarray) -> np.ndarray:
     """d p / d xi (k, 3, 6) for a point p under a spatial twist: ``dp = v + w x p``."""
-    out = np.zeros(p.shape[:-1] + (3, 6))
-    out[..., :, :3] = np.eye(3)
-    out[..., :, 3:] = -se3.hat(p)
-    return out
+    return (p @ _DP_LIN).reshape(p.shape[:-1] + (3, 6)) + _DP_CONST
 
 
 def _fit_rz(R: np.ndarray, p: np.ndarray, pitch, helical: bool):

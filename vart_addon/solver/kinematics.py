@@ -41,6 +41,79 @@ class _Batch:
             self.constant = X
 
 
+# Rz(theta) Tz(d) = _P0 + cos(theta) _P1 + sin(theta) _P2 + d _PD: linear in (1, c, s, d).
+_P0 = np.diag([0.0, 0.0, 1.0, 1.0])
+_P1 = np.diag([1.0, 1.0, 0.0, 0.0])
+_P2 = np.zeros((4, 4))
+_P2[1, 0], _P2[0, 1] = 1.0, -1.0
+_PD = np.zeros((4, 4))
+_PD[2, 3] = 1.0
+_EYE4 = np.eye(4)
+_ONE_AXIS = ("revolute", "prismatic", "helical", "fixed")
+
+
+class _OneAxis:
+    """Every tree joint moving along or about its mobility z only (revolute, prismatic,
+    helical) or not at all (fixed), computed together.
+
+    A link's transform from its tree parent is ``Fp @ Rz(theta) Tz(d) @ Fc^-1`` (inverted for
+    an edge traversed child to parent), i.e. ``A0 + cos(theta) A1 + sin(theta) A2 + d A3``
+    with constant matrices A per joint: one small matrix product gives every transform.
+    ``theta = rot * q`` and ``d = lead * q`` (lead 1 for prismatic, pitch / 2 pi for helical).
+    """
+
+    def __init__(self, batches):
+        joints = [j for b in batches for j in b.joints]
+        self.link_idx = np.concatenate([b.link_idx for b in batches])
+        qi, rot, lead = [], [], []
+        for b in batches:
+            n = len(b.joints)
+            qi.append(b.q_idx[:, 0] if b.jtype.dof else np.zeros(n, dtype=int))
+            rot.append(np.full(n, 1.0 if b.kind in ("revolute", "helical") else 0.0))
+            lead.append({"prismatic": np.ones(n), "helical": b.pitch / (2 * np.pi)}.get(
+                b.kind, np.zeros(n)))
+        self.q_idx, self.rot, self.lead = np.concatenate(qi), np.concatenate(rot), np.concatenate(lead)
+        Fp = np.stack([j.T_parent_mob for j in joints])
+        Fc = np.stack([j.T_child_frame for j in joints])
+        Fp_inv, Fc_inv = se3.inverse(Fp), se3.inverse(Fc)
+        back = np.array([j.tree_dir < 0 for j in joints])
+        A = np.empty((len(joints), 4, 4, 4))
+        for k, (P, sgn) in enumerate(((_P0, 1.0), (_P1, 1.0), (_P2, -1.0), (_PD, -1.0))):
+            A[:, k] = Fp @ P @ Fc_inv
+            A[back, k] = sgn * (Fc[back] @ P @ Fp_inv[back])  # M^-1: theta, d -> -theta, -d
+        self.A = A.reshape(len(joints), 4, 16)
+        # The moving ones, for the twists: q column, the joint's parent link, Fp's z and origin.
+        moving = [(j, c) for b in batches if b.jtype.dof
+                  for j, c in zip(b.joints, b.q_idx[:, 0])]
+        self.cols = np.array([c for _, c in moving], dtype=int)
+        self.jparent_idx = np.array([b.jparent_idx[i] for b in batches if b.jtype.dof
+                                     for i in range(len(b.joints))], dtype=int)
+        self.Fp_zo = np.stack([j.T_parent_mob[:, 2:4] for j, _ in moving]) if moving else None
+        mv = np.concatenate([np.full(len(b.joints), b.jtype.dof > 0) for b in batches])
+        self.m_rot, self.m_lead = self.rot[mv], self.lead[mv]
+
+    def transforms(self, q: np.ndarray) -> np.ndarray:
+        """(k, 4, 4) transforms of the links from their tree parents."""
+        v = q[self.q_idx] if self.cols.size else np.zeros(len(self.q_idx))  # all fixed: no q
+        th = v * self.rot
+        C = np.empty((len(v), 1, 4))
+        C[:, 0, 0] = 1.0
+        np.cos(th, out=C[:, 0, 1])
+        np.sin(th, out=C[:, 0, 2])
+        np.multiply(v, self.lead, out=C[:, 0, 3])
+        return (C @ self.A).reshape(-1, 4, 4)
+
+    def twists(self, T_world: np.ndarray, S: np.ndarray):
+        """Write the world twists (v, w) of the moving joints into the columns of S (6, n)."""
+        if self.Fp_zo is None:
+            return
+        zo = T_world[self.jparent_idx, :3, :] @ self.Fp_zo  # (k, 3, 2): axis z, origin o
+        z, o = zo[:, :, 0], zo[:, :, 1]
+        oxz = (se3.hat(o) @ zo[:, :, :1])[:, :, 0]  # o x z
+        S[:3, self.cols] = (oxz * self.m_rot[:, None] + z * self.m_lead[:, None]).T
+        S[3:, self.cols] = (z * self.m_rot[:, None]).T
+
+
 class TreeModel:
     """Compiled arrays of a linkage's spanning tree (see module doc)."""
 
@@ -76,8 +149,14 @@ class TreeModel:
             by_type.setdefault(e.jtype.name, []).append((e, k, offset))
             offset += e.dof
         self.n_dof = offset
+        self._moving = [(e, self.dof_slices[id(e)]) for e in self.edges[1:] if e.dof]
         # After r rounds of pointer jumping each link's product spans 2**r tree edges.
         self.rounds = int(np.ceil(np.log2(max(depth.max(), 1))))
+        self._jumps = []  # the ancestor index array used by each round
+        anc = self.parent.copy()
+        for _ in range(self.rounds):
+            self._jumps.append(anc)
+            anc = anc[anc]
         self.batches = []
         for items in by_type.values():
             joints = [e for e, _, _ in items]
@@ -95,21 +174,23 @@ class TreeModel:
         self.angular = np.concatenate([e.jtype.is_angular() for e in self.edges[1:]]) \
             if n > 1 else np.zeros(0, bool)
         self._free_rot = [b for b in self.batches if b.jtype.rot == "free"]
+        one = [b for b in self.batches if b.kind in _ONE_AXIS]
+        self.one_axis = _OneAxis(one) if one else None
+        self.other_batches = [b for b in self.batches if b.kind not in _ONE_AXIS]
 
     # ---- configuration vector ---------------------------------------------------------
     def q_from_joints(self) -> np.ndarray:
         """The flat configuration vector gathered from the tree joints' ``q``."""
-        q = np.zeros(self.n_dof)
-        for k in range(1, len(self.edges)):
-            e = self.edges[k]
-            q[self.dof_slices[id(e)]] = e.q
-        return q
+        if not self._moving:
+            return np.zeros(0)
+        return np.concatenate([e.q for e, _ in self._moving]).astype(float)
 
     def q_to_joints(self, q: np.ndarray):
-        """Write a flat configuration vector back into the tree joints' ``q``."""
-        for k in range(1, len(self.edges)):
-            e = self.edges[k]
-            e.q = np.array(q[self.dof_slices[id(e)]], dtype=float)
+        """Write a flat configuration vector back into the tree joints' ``q`` (each gets a
+        view of one private copy of ``q``)."""
+        q = np.array(q, dtype=float)
+        for e, sl in self._moving:
+            e.q = q[sl]
 
     def slice_of(self, joint) -> slice:
         """The DoF columns of a tree joint."""
@@ -130,55 +211,28 @@ class TreeModel:
         """World poses (n_links, 4, 4) of all links; optionally the per-batch motions."""
         n = len(self.link_names)
         L = np.empty((n, 4, 4))
-        L[0] = np.eye(4)
+        L[0] = _EYE4
+        if self.one_axis is not None:
+            L[self.one_axis.link_idx] = self.one_axis.transforms(q)
         motions = []
-        for b in self.batches:
-            if b.constant is not None:
-                L[b.link_idx] = b.constant
-                motions.append(None)
-                continue
-            if b.kind == "revolute":  # Fp @ Rz(q): mix Fp's x and y columns; no motion needed
-                th = q[b.q_idx[:, 0]]
-                c, s = np.cos(th)[:, None], np.sin(th)[:, None]
-                FpM = b.Fp.copy()
-                FpM[:, :3, 0] = b.Fp[:, :3, 0] * c + b.Fp[:, :3, 1] * s
-                FpM[:, :3, 1] = b.Fp[:, :3, 1] * c - b.Fp[:, :3, 0] * s
-                M = None
-                X = FpM @ b.Fc_inv
-            elif b.kind == "prismatic":  # Fp @ Tz(q): slide Fp's origin along its z column
-                FpM = b.Fp.copy()
-                FpM[:, :3, 3] += b.Fp[:, :3, 2] * q[b.q_idx[:, 0]][:, None]
-                M = None
-                X = FpM @ b.Fc_inv
-            else:
-                M = b.jtype.motion(q[b.q_idx], b.pitch)
-                X = b.Fp @ M @ b.Fc_inv
+        for b in self.other_batches:
+            M = b.jtype.motion(q[b.q_idx], b.pitch)
+            X = b.Fp @ M @ b.Fc_inv
             if b.any_backward:
                 X[b.backward] = se3.inverse(X[b.backward])
             L[b.link_idx] = X
             motions.append(M)
-        anc = self.parent.copy()
-        for _ in range(self.rounds):
+        for anc in self._jumps:
             L = L[anc] @ L
-            anc = anc[anc]
         return (L, motions) if with_motion else L
 
     def twists(self, T_world: np.ndarray, q: np.ndarray, motions) -> np.ndarray:
         """World spatial twists S (6, n_dof) of the tree DoF at the configuration of ``fk``."""
-        S = np.zeros((6, self.n_dof))
-        for b, M in zip(self.batches, motions):
-            if b.constant is not None:
-                continue
+        S = np.empty((6, self.n_dof))
+        if self.one_axis is not None:
+            self.one_axis.twists(T_world, S)
+        for b, M in zip(self.other_batches, motions):
             T_wm = T_world[b.jparent_idx] @ b.Fp
-            if b.kind in ("revolute", "prismatic"):  # constant subspace along the mobility z
-                z = T_wm[:, :3, 2]
-                cols = b.q_idx[:, 0]
-                if b.kind == "revolute":
-                    S[:3, cols] = np.cross(T_wm[:, :3, 3], z).T
-                    S[3:, cols] = z.T
-                else:
-                    S[:3, cols] = z.T
-                continue
             S_mob = b.jtype.subspace(q[b.q_idx], b.pitch, T=M)  # (k, 6, dof)
             S_w = se3.adjoint(T_wm) @ S_mob  # child relative to parent; anc_sign has the direction
             S[:, b.q_idx.reshape(-1)] = S_w.transpose(1, 0, 2).reshape(6, -1)

@@ -6,27 +6,25 @@ next level is solved within the null space of all levels above it:
     Jt_k = J_k P_{k-1},   dq += Jt_k^+ (rhs_k - J_k dq),   P_k = P_{k-1} - Jt_k^+ Jt_k
 
 No n x n projector and no SVD of J is formed: ``Jt_k^+ = Jt_k^T (Jt_k Jt_k^T + lambda^2 I)^-1``
-uses the small m x m Gram matrix, and projecting a later level subtracts
+uses the small m x m Gram matrix G, and projecting a later level subtracts
 ``(J Jt_i^T) G_i^-1 Jt_i`` for each earlier level i (their row spaces are orthogonal).
 Rows whose projected Jacobian vanishes (structurally inactive, e.g. out-of-plane rows of a
 planar loop) are dropped from the level. Damping lambda^2 is zero away from singularities and
 grows as the level's smallest singular value falls below ``sigma0`` (Maciejewski's rule), up
 to ``lambda_max^2``.
+
+Speed: the usual case, every singular value above ``sigma0``, needs only the inverse of G:
+``trace(G^-1)`` bounds ``1 / sigma_min^2`` from above, so a small enough trace proves that no
+damping is needed. Only when it does not (near a singularity, or within a factor m of one) is
+the several times slower eigendecomposition used, to find the smallest singular value and the
+rank.
 """
 from __future__ import annotations
 
 import numpy as np
 
 _EIGH_MAX_ROWS = 64  # below this an exact eigendecomposition of the Gram matrix is cheap
-
-
-class LevelInfo:
-    """Per level of one step: smallest singular value and damping used."""
-
-    __slots__ = ("sigma_min", "damping")
-
-    def __init__(self, sigma_min=np.inf, damping=0.0):
-        self.sigma_min, self.damping = sigma_min, damping
+_LinAlgError = np.linalg.LinAlgError
 
 
 def _damping(smin2: float, sigma0: float, lambda_max: float) -> float:
@@ -34,16 +32,32 @@ def _damping(smin2: float, sigma0: float, lambda_max: float) -> float:
     return 0.0 if smin2 >= s0 else lambda_max * lambda_max * (1.0 - smin2 / s0)
 
 
-def _gram_inverses(Jt: np.ndarray, sigma0: float, lambda_max: float, extra: float = 0.0):
+def _plain_inverse(G: np.ndarray, s02: float):
+    """``G^-1`` if it proves every eigenvalue of the Gram matrix G above ``s02`` (=
+    sigma0^2), else None. ``trace(G^-1)`` is the sum of the inverse eigenvalues, at least the
+    largest, ``1 / lambda_min``; a singular or ill-conditioned G gives a huge or meaningless
+    trace and fails the test."""
+    try:
+        Ginv = np.linalg.inv(G)
+    except _LinAlgError:
+        return None
+    tr = np.trace(Ginv)
+    return Ginv if 0.0 < tr * s02 < 1.0 else None
+
+
+def _gram_inverses(G: np.ndarray, sigma0: float, lambda_max: float, extra: float = 0.0):
     """Inverses of the Gram matrix ``G = Jt Jt^T`` for the step and for the projector.
 
     Both carry the singularity damping lambda^2 (pseudo-inverse on the range); the step's
     also carries ``extra`` (Levenberg-Marquardt). The projector's must not: a damped
-    projector would let lower levels leak into this one. Returns (step, projector, sigma_min^2,
-    lambda^2).
+    projector would let lower levels leak into this one. Returns (step, projector).
     """
-    G = Jt @ Jt.T
     m = G.shape[0]
+    proj = _plain_inverse(G, sigma0 * sigma0)
+    if proj is not None:  # no damping, full rank
+        if extra:
+            return np.linalg.inv(G + extra * np.eye(m)), proj
+        return proj, proj
     if m <= _EIGH_MAX_ROWS:
         w, U = np.linalg.eigh(G)
         pos = w > max(w[-1] * 1e-13, 1e-30)
@@ -53,7 +67,7 @@ def _gram_inverses(Jt: np.ndarray, sigma0: float, lambda_max: float, extra: floa
         def inv(d):
             return (U * np.where(pos, 1.0 / np.where(pos, w + d, 1.0), 0.0)) @ U.T
         proj = inv(lam2)
-        return (inv(lam2 + extra) if extra else proj), proj, smin2, lam2
+        return (inv(lam2 + extra) if extra else proj), proj
     eps = 1e-13 * max(np.trace(G) / m, 1e-30)
     eye = np.eye(m)
     Ginv = np.linalg.inv(G + eps * eye)
@@ -65,38 +79,36 @@ def _gram_inverses(Jt: np.ndarray, sigma0: float, lambda_max: float, extra: floa
     lam2 = _damping(smin2, sigma0, lambda_max)
     if lam2 > eps:
         Ginv = np.linalg.inv(G + lam2 * eye)
-    return (np.linalg.inv(G + (lam2 + extra) * eye) if extra else Ginv), Ginv, smin2, lam2
+    return (np.linalg.inv(G + (lam2 + extra) * eye) if extra else Ginv), Ginv
 
 
 def prioritized_step(levels, n: int, sigma0: float = 1e-3, lambda_max: float = 0.05,
-                     extra=None):
+                     extra=None) -> np.ndarray:
     """Increment ``dq`` (n,) for ``levels`` = [(J (m, n), rhs (m,)), ...], highest first.
 
     ``extra`` optionally adds a damping lambda^2 per level (Levenberg-Marquardt style).
-
-    Returns ``(dq, infos)`` with one :class:`LevelInfo` per level (None for an empty level).
     """
-    dq = np.zeros(n)
-    basis: list[tuple[np.ndarray, np.ndarray]] = []
-    infos = []
+    dq = None
+    basis: list[tuple[np.ndarray, np.ndarray]] = []  # (Jt_i, G_i^-1 Jt_i) of earlier levels
     for i, (J, rhs) in enumerate(levels):
         if J.shape[0] == 0:
-            infos.append(None)
             continue
         Jt = J
-        for Ji, Gi in basis:
-            Jt = Jt - ((Jt @ Ji.T) @ Gi) @ Ji
-        norms = np.einsum("ij,ij->i", Jt, Jt)
-        keep = norms > 1e-20 * max(1.0, norms.max())
-        if not keep.any():
-            infos.append(LevelInfo(0.0, 0.0))
-            continue
-        r = rhs - J @ dq
-        if not keep.all():
-            Jt, r = Jt[keep], r[keep]
-        Gstep, Gproj, smin2, lam2 = _gram_inverses(Jt, sigma0, lambda_max,
-                                                   extra[i] if extra is not None else 0.0)
-        dq = dq + Jt.T @ (Gstep @ r)
-        basis.append((Jt, Gproj))
-        infos.append(LevelInfo(np.sqrt(smin2), lam2))
-    return dq, infos
+        for Ji, Wi in basis:
+            Jt = Jt - (Jt @ Ji.T) @ Wi
+        G = Jt @ Jt.T
+        norms = G.diagonal()  # squared row norms
+        r = rhs if dq is None else rhs - J @ dq
+        small = 1e-20 * max(1.0, norms.max())
+        if norms.min() <= small:
+            keep = norms > small
+            if not keep.any():
+                continue
+            Jt, r, G = Jt[keep], r[keep], G[np.ix_(keep, keep)]
+        Gstep, Gproj = _gram_inverses(G, sigma0, lambda_max,
+                                      extra[i] if extra is not None else 0.0)
+        step = Jt.T @ (Gstep @ r)
+        dq = step if dq is None else dq + step
+        if i + 1 < len(levels):
+            basis.append((Jt, Gproj @ Jt))
+    return np.zeros(n) if dq is None else dq

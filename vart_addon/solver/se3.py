@@ -14,22 +14,23 @@ Taylor series, so nothing divides by zero near angle 0 and the logarithm stays a
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 _SMALL = 1e-4  # below this angle (rad) the Taylor branches are used; their error is < 1e-17
 
 
+# hat(w) = (w @ _HAT9).reshape(3, 3): one matrix product instead of six assignments.
+_HAT9 = np.array([[0, 0, 0, 0, 0, -1, 0, 1, 0],
+                  [0, 0, 1, 0, 0, 0, -1, 0, 0],
+                  [0, -1, 0, 1, 0, 0, 0, 0, 0]], dtype=float)
+
+
 def hat(w: np.ndarray) -> np.ndarray:
     """Skew-symmetric matrix ``[w]x`` of 3-vectors ``w`` (..., 3) -> (..., 3, 3)."""
     w = np.asarray(w, dtype=float)
-    out = np.zeros(w.shape[:-1] + (3, 3))
-    out[..., 0, 1] = -w[..., 2]
-    out[..., 0, 2] = w[..., 1]
-    out[..., 1, 0] = w[..., 2]
-    out[..., 1, 2] = -w[..., 0]
-    out[..., 2, 0] = -w[..., 1]
-    out[..., 2, 1] = w[..., 0]
-    return out
+    return (w @ _HAT9).reshape(w.shape[:-1] + (3, 3))
 
 
 def vee(K: np.ndarray) -> np.ndarray:
@@ -60,9 +61,74 @@ def _one_minus_cos_over_t2(t):
     return 2 * h * h
 
 
+# ---- one rotation at a time ----------------------------------------------------------------
+# A drag usually moves one free joint: for a single rotation, plain Python floats are several
+# times cheaper than a dozen numpy calls on 3-element arrays. Same formulas, same branches;
+# tests compare them with the batched path.
+
+def _one(x: np.ndarray, size: int) -> bool:
+    return x.size == size and x.dtype == np.float64
+
+
+def _abk_one(w, alpha_of, beta, gamma_of):
+    """``alpha I + beta [w]x + gamma w w^T`` (3, 3) for one vector w; alpha, gamma from theta."""
+    x, y, z = w
+    t2 = x * x + y * y + z * z
+    th = math.sqrt(t2)
+    al, ga = alpha_of(th, t2), gamma_of(th, t2)
+    be = beta(th, t2) if callable(beta) else beta
+    return np.array([[al + ga * x * x, ga * x * y - be * z, ga * x * z + be * y],
+                     [ga * x * y + be * z, al + ga * y * y, ga * y * z - be * x],
+                     [ga * x * z - be * y, ga * y * z + be * x, al + ga * z * z]])
+
+
+def _exp_b(th, t2):  # (1 - cos t) / t^2
+    if th < _SMALL:
+        return 0.5 - t2 / 24 + t2 * t2 / 720
+    h = math.sin(0.5 * th) / th
+    return 2 * h * h
+
+
+def _exp_a(th, t2):  # sin t / t
+    return 1 - t2 / 6 + t2 * t2 / 120 if th < _SMALL else math.sin(th) / th
+
+
+def _jlinv_d(th, t2):  # (1 - (t/2) cot(t/2)) / t^2
+    if th < _SMALL:
+        return 1 / 12 + t2 / 720 + t2 * t2 / 30240
+    return (1 - 0.5 * th / math.tan(0.5 * th)) / t2
+
+
+def _so3_exp_one(w: np.ndarray) -> np.ndarray:
+    return _abk_one(w.reshape(3).tolist(), lambda th, t2: 1 - _exp_b(th, t2) * t2, _exp_a, _exp_b)
+
+
+def _so3_jlinv_one(w: np.ndarray) -> np.ndarray:
+    return _abk_one(w.reshape(3).tolist(), lambda th, t2: 1 - _jlinv_d(th, t2) * t2, -0.5,
+                    _jlinv_d)
+
+
+def _so3_log_one(R: np.ndarray):
+    """log of one rotation, or None within ~2.6 degrees of pi (the batched path handles it)."""
+    r00, r01, r02, r10, r11, r12, r20, r21, r22 = R.reshape(9).tolist()
+    c = 0.5 * (r00 + r11 + r22 - 1.0)
+    if c < -0.999:
+        return None
+    vx, vy, vz = 0.5 * (r21 - r12), 0.5 * (r02 - r20), 0.5 * (r10 - r01)
+    th = math.atan2(math.sqrt(vx * vx + vy * vy + vz * vz), c)
+    if th < _SMALL:
+        t2 = th * th
+        f = 1 + t2 / 6 + 7 * t2 * t2 / 360
+    else:
+        f = th / math.sin(th)
+    return np.array([f * vx, f * vy, f * vz])
+
+
 def so3_exp(w: np.ndarray) -> np.ndarray:
     """Rotation matrices ``exp([w]x)`` of rotation vectors ``w`` (..., 3) -> (..., 3, 3)."""
     w = np.asarray(w, dtype=float)
+    if _one(w, 3):
+        return _so3_exp_one(w).reshape(w.shape[:-1] + (3, 3))
     th = _angle(w)
     a = _coeffs(th, lambda t: np.sin(t) / t, lambda t2: 1 - t2 / 6 + t2 * t2 / 120)
     b = _coeffs(th, _one_minus_cos_over_t2, lambda t2: 0.5 - t2 / 24 + t2 * t2 / 720)
@@ -100,6 +166,10 @@ def so3_log(R: np.ndarray) -> np.ndarray:
     (Shepperd) route is used instead.
     """
     R = np.asarray(R, dtype=float)
+    if _one(R, 9):
+        out = _so3_log_one(R)
+        if out is not None:
+            return out.reshape(R.shape[:-2] + (3,))
     v = 0.5 * np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0],
                         R[..., 1, 0] - R[..., 0, 1]], axis=-1)
     c = 0.5 * (R[..., 0, 0] + R[..., 1, 1] + R[..., 2, 2] - 1.0)
@@ -129,6 +199,8 @@ def so3_left_jacobian(w: np.ndarray) -> np.ndarray:
 def so3_left_jacobian_inv(w: np.ndarray) -> np.ndarray:
     """Inverse left Jacobian: ``log(exp(dw) exp(w)) ~= w + J_l^-1(w) dw``. Finite up to angle pi."""
     w = np.asarray(w, dtype=float)
+    if _one(w, 3):
+        return _so3_jlinv_one(w).reshape(w.shape[:-1] + (3, 3))
     th = _angle(w)
     d = _coeffs(th, lambda t: (1 - 0.5 * t / np.tan(0.5 * t)) / (t * t),
                 lambda t2: 1 / 12 + t2 / 720 + t2 * t2 / 30240)
@@ -175,7 +247,7 @@ def adjoint_inv(T: np.ndarray) -> np.ndarray:
     out = np.zeros(T.shape[:-2] + (6, 6))
     out[..., :3, :3] = Rt
     out[..., 3:, 3:] = Rt
-    out[..., :3, 3:] = -Rt @ hat(T[..., :3, 3])
+    out[..., :3, 3:] = Rt @ hat(-T[..., :3, 3])
     return out
 
 

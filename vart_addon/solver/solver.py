@@ -324,7 +324,7 @@ class Solver:
                 lv = levels
             else:
                 lv = [(J[:, free], r - J[:, ~free] @ fixed[~free]) for J, r in levels]
-            part, _ = prioritized_step(lv, int(free.sum()), s.sigma0, s.lambda_max, extra)
+            part = prioritized_step(lv, int(free.sum()), s.sigma0, s.lambda_max, extra)
             big = np.abs(part).max(initial=0.0)
             self._cap = s.max_step / big if big > s.max_step else 1.0
             dq = fixed.copy()
