@@ -90,7 +90,10 @@ class _OneAxis:
                                      for i in range(len(b.joints))], dtype=int)
         self.Fp_zo = np.stack([j.T_parent_mob[:, 2:4] for j, _ in moving]) if moving else None
         mv = np.concatenate([np.full(len(b.joints), b.jtype.dof > 0) for b in batches])
-        self.m_rot, self.m_lead = self.rot[mv], self.lead[mv]
+        self.m_rot, self.m_lead = self.rot[mv][:, None], self.lead[mv][:, None]
+        self.all_rot = bool((self.m_rot == 1).all() and (self.m_lead == 0).all())
+        k = len(self.cols)  # the rows of S^T they fill: a slice when they are 0..k-1 in order
+        self.rows = slice(0, k) if np.array_equal(self.cols, np.arange(k)) else self.cols
 
     def transforms(self, q: np.ndarray) -> np.ndarray:
         """(k, 4, 4) transforms of the links from their tree parents."""
@@ -103,15 +106,20 @@ class _OneAxis:
         np.multiply(v, self.lead, out=C[:, 0, 3])
         return (C @ self.A).reshape(-1, 4, 4)
 
-    def twists(self, T_world: np.ndarray, S: np.ndarray):
-        """Write the world twists (v, w) of the moving joints into the columns of S (6, n)."""
+    def twists(self, T_world: np.ndarray, St: np.ndarray):
+        """Write the world twists (v, w) of the moving joints into the rows of St (n, 6)."""
         if self.Fp_zo is None:
             return
         zo = T_world[self.jparent_idx, :3, :] @ self.Fp_zo  # (k, 3, 2): axis z, origin o
-        z, o = zo[:, :, 0], zo[:, :, 1]
-        oxz = (se3.hat(o) @ zo[:, :, :1])[:, :, 0]  # o x z
-        S[:3, self.cols] = (oxz * self.m_rot[:, None] + z * self.m_lead[:, None]).T
-        S[3:, self.cols] = (z * self.m_rot[:, None]).T
+        z = zo[:, :, 0]
+        oxz = (se3.hat(zo[:, :, 1]) @ zo[:, :, :1])[:, :, 0]  # o x z
+        rows = self.rows
+        if self.all_rot:
+            St[rows, :3] = oxz
+            St[rows, 3:] = z
+            return
+        St[rows, :3] = oxz * self.m_rot + z * self.m_lead
+        St[rows, 3:] = z * self.m_rot
 
 
 class TreeModel:
@@ -171,6 +179,7 @@ class TreeModel:
             self.anc_sign[k, self.dof_slices[id(e)]] = float(e.tree_dir)
         self.lower = np.concatenate([e.lower for e in self.edges[1:]]) if n > 1 else np.zeros(0)
         self.upper = np.concatenate([e.upper for e in self.edges[1:]]) if n > 1 else np.zeros(0)
+        self.limited = bool(np.isfinite(self.lower).any() or np.isfinite(self.upper).any())
         self.angular = np.concatenate([e.jtype.is_angular() for e in self.edges[1:]]) \
             if n > 1 else np.zeros(0, bool)
         self._free_rot = [b for b in self.batches if b.jtype.rot == "free"]
@@ -228,12 +237,12 @@ class TreeModel:
 
     def twists(self, T_world: np.ndarray, q: np.ndarray, motions) -> np.ndarray:
         """World spatial twists S (6, n_dof) of the tree DoF at the configuration of ``fk``."""
-        S = np.empty((6, self.n_dof))
+        St = np.empty((self.n_dof, 6))  # built row-wise; S is its transpose (a view)
         if self.one_axis is not None:
-            self.one_axis.twists(T_world, S)
+            self.one_axis.twists(T_world, St)
         for b, M in zip(self.other_batches, motions):
             T_wm = T_world[b.jparent_idx] @ b.Fp
             S_mob = b.jtype.subspace(q[b.q_idx], b.pitch, T=M)  # (k, 6, dof)
             S_w = se3.adjoint(T_wm) @ S_mob  # child relative to parent; anc_sign has the direction
-            S[:, b.q_idx.reshape(-1)] = S_w.transpose(1, 0, 2).reshape(6, -1)
-        return S
+            St[b.q_idx.reshape(-1)] = S_w.transpose(0, 2, 1).reshape(-1, 6)
+        return St.T

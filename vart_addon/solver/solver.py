@@ -91,8 +91,9 @@ def _compare(new: Evaluation, old: Evaluation, tol: float, active, predicted=Non
 
     ``WORSE`` at the highest level that got worse. Otherwise the highest unsatisfied level
     that improved decides: ``SHORT`` if it gained less than ``eta`` of the decrease its linear
-    model ``predicted`` (sufficient decrease: stops Gauss-Newton overshoot such as zig-zag
-    near a singular, out-of-reach pose), else ``OK``; ``ratio`` is actual / predicted gain.
+    model predicted (``predicted(k)``: sufficient decrease, which stops Gauss-Newton overshoot
+    such as zig-zag near a singular, out-of-reach pose), else ``OK``; ``ratio`` is actual /
+    predicted gain.
     """
     for k in range(6):
         if not active[k]:
@@ -115,7 +116,7 @@ def _compare(new: Evaluation, old: Evaluation, tol: float, active, predicted=Non
 def _sufficient(o, n, predicted, k, eta):
     if predicted is None:
         return OK, k, 1.0
-    gain = o - predicted[k]
+    gain = o - predicted(k)
     if gain <= 0:
         return OK, k, 1.0
     ratio = (o - n) / gain
@@ -238,14 +239,13 @@ class Solver:
         it, whose nonlinear side effects may be the cause). Good gains relax it.
         """
         s = self.settings
-        model = gp.model
-        full = np.zeros(model.n_dof)
         upto = 5
         for _ in range(s.max_halvings):
-            full[gp.cols] = alpha * dq
-            q_try = np.clip(model.retract(q, full), model.lower, model.upper)
-            new = gp.evaluate(q_try, jac=True)
-            predicted = gp.predict(ev, alpha * dq)
+            step = alpha * dq
+            new = gp.evaluate(gp.advance(q, step), jac=True)
+
+            def predicted(k, step=step):
+                return gp.predict(ev, step, k)
             verdict, level, ratio = _compare(new, ev, s.tol, gp.active, predicted)
             if (verdict == WORSE and level != G.POTENTIAL and not ev.satisfied[level]
                     and all(ev.satisfied[:level])):
@@ -279,15 +279,12 @@ class Solver:
         (the higher levels are solved first, and the lower ones usually finish converging on
         the way); if it does not help, the steps keep to the levels down to ``level``."""
         s = self.settings
-        model = gp.model
-        full = np.zeros(model.n_dof)
         upto = 5
         trial = new
         for _ in range(s.max_corrections):
             before = new.measure[level]
-            full[gp.cols] = self._step(gp, new, new.q, upto=upto, damped=False)
-            q_c = np.clip(model.retract(new.q, full), model.lower, model.upper)
-            new = gp.evaluate(q_c, jac=True)
+            step = self._step(gp, new, new.q, upto=upto, damped=False)
+            new = gp.evaluate(gp.advance(new.q, step), jac=True)
             verdict, worse, _ = _compare(new, ev, s.tol, gp.active)
             if verdict != WORSE:
                 return new
@@ -305,41 +302,46 @@ class Solver:
         DoF, then tree-joint limits: a DoF the capped step would carry past its limit is
         clamped there and dropped, and the others are solved again."""
         s = self.settings
-        model = gp.model
-        cols = gp.cols
-        n = len(cols)
-        lo = model.lower[cols] - q[cols]
-        hi = model.upper[cols] - q[cols]
         levels, extra = [], []
-        for k, (e, J) in enumerate(ev.levels):
-            if k <= upto and gp.active[k]:
-                levels.append(gp.potential_rows(ev) if k == G.POTENTIAL else (J, -e))
-                extra.append(gp.mu[k] if damped else 0.0)
+        for k in gp.active_levels:
+            if k > upto:
+                break
+            e, J = ev.levels[k]
+            levels.append(gp.potential_rows(ev) if k == G.POTENTIAL else (J, -e))
+            extra.append(gp.mu[k] if damped else 0.0)
+        n = len(gp.cols)
+        if not any(extra):
+            extra = None
+        dq = self._capped(prioritized_step(levels, n, s.sigma0, s.lambda_max, extra))
+        if not gp.limited:
+            return dq
+        qc = q if gp.all_cols else q[gp.cols]
+        lo, hi = gp.lower - qc, gp.upper - qc
+        over = (dq > hi) | (dq < lo)
+        if not over.any():
+            return dq
         free = np.ones(n, bool)
         fixed = np.zeros(n)
-        limited = np.isfinite(lo).any() or np.isfinite(hi).any()
-        self._cap = 1.0
-        for _ in range(4):
-            if free.all():
-                lv = levels
-            else:
-                lv = [(J[:, free], r - J[:, ~free] @ fixed[~free]) for J, r in levels]
-            part = prioritized_step(lv, int(free.sum()), s.sigma0, s.lambda_max, extra)
-            big = np.abs(part).max(initial=0.0)
-            self._cap = s.max_step / big if big > s.max_step else 1.0
-            dq = fixed.copy()
-            dq[free] = part * self._cap
-            if not limited:
-                break
-            over = free & ((dq > hi) | (dq < lo))
-            if not over.any():
-                break
+        for _ in range(3):
             fixed[over] = np.clip(dq[over], lo[over], hi[over])
             free &= ~over
             dq = fixed.copy()
             if not free.any():
                 break
+            lv = [(J[:, free], r - J[:, ~free] @ fixed[~free]) for J, r in levels]
+            dq[free] = self._capped(prioritized_step(lv, int(free.sum()), s.sigma0,
+                                                     s.lambda_max, extra))
+            over = free & ((dq > hi) | (dq < lo))
+            if not over.any():
+                break
         return dq
+
+    def _capped(self, part: np.ndarray) -> np.ndarray:
+        """``part`` scaled so no DoF moves more than ``max_step``; the scale is kept in
+        ``self._cap`` (the trust region reads it)."""
+        big = np.abs(part).max(initial=0.0)
+        self._cap = self.settings.max_step / big if big > self.settings.max_step else 1.0
+        return part * self._cap if self._cap != 1.0 else part
 
     def _record(self, gp, ev, it, first_ok, reason, t0, status):
         ms = (time.perf_counter() - t0) * 1e3
@@ -355,7 +357,7 @@ class Solver:
                 lv.error += ev.measure[k]
             else:
                 lv.error = float(np.hypot(lv.error, ev.measure[k]))
-                ge = ev.goal_err[k]
+                ge = ev.goal_errors(k)
                 lv.max_goal_error = max(lv.max_goal_error, float(ge.max(initial=0.0)))
                 lv.unmet += [nm for nm, e in zip(gp.names[k], ge) if e > self.settings.tol]
             lv.satisfied &= ev.satisfied[k]
