@@ -113,8 +113,9 @@ class _ConfigRows:
         else:
             self.rel = _Relative(model, joints, cols)
 
-    def error(self, state, goal, jac, n_cols, R_goal=None):
-        """Errors (g, dof) and, with ``jac``, Jacobian rows (g*dof, n_cols)."""
+    def error(self, state, goal, jac, n_cols, R_goal=None, rot=True):
+        """Errors (g, dof) and, with ``jac``, Jacobian rows (g*dof, n_cols). ``rot=False``:
+        rotation-vector entries are not wanted (left zero)."""
         d = self.jt.dof
         if self.tree:
             e, Jt = self.jt.config_error_tree(state.q[self.q_idx], goal)
@@ -125,7 +126,7 @@ class _ConfigRows:
             J[rows, np.repeat(self.col_idx, d, axis=0).reshape(-1)] = Jt.reshape(-1)
             return e, J
         T_wm, T = self.rel.poses(state)
-        e, D = self.jt.config_error(T, goal, self.rel.pitch, R_goal)
+        e, D = self.jt.config_error(T, goal, self.rel.pitch, R_goal, rot)
         return e, (self.rel.jacobian(D, T_wm, state) if jac else None)
 
 
@@ -139,10 +140,15 @@ class ConfigBatch(Batch):
         self.level = level
         self.cfg = _ConfigRows(model, joints, cols)
         self.joints, self.attr = joints, attr
-        self.refresh()
+        jt = self.cfg.jt
         self.sel = np.asarray(mask, bool).reshape(-1)
+        # Rotation vectors of closure joints cost a log map: only when some are selected.
+        self.use_rot = jt.rot == "free" and bool(
+            self.sel.reshape(len(joints), jt.dof)[:, list(jt.w_idx)].any())
+        self.refresh()
         w = np.ones(len(joints)) if weight is None else np.asarray(weight, float)
         self.w = np.repeat(w, joints[0].dof)[self.sel]
+        self.all_rows = bool(self.sel.all() and (self.w == 1.0).all())
         self.names = [f"{kind} of {j.label()}" for j in joints]
         self.goal_of_row = np.repeat(np.arange(len(joints)), joints[0].dof)[self.sel]
         self.n_cols = len(cols)
@@ -152,11 +158,13 @@ class ConfigBatch(Batch):
         self.goal = np.stack([getattr(j, self.attr) for j in self.joints])
         jt = self.cfg.jt
         self.R_goal = None
-        if jt.rot == "free" and not self.cfg.tree:
+        if self.use_rot and not self.cfg.tree:
             self.R_goal = se3.so3_exp(self.goal[:, jt.w_idx[0]:jt.w_idx[0] + 3])
 
     def rows(self, state, jac):
-        e, J = self.cfg.error(state, self.goal, jac, self.n_cols, self.R_goal)
+        e, J = self.cfg.error(state, self.goal, jac, self.n_cols, self.R_goal, self.use_rot)
+        if self.all_rows:
+            return e.reshape(-1), J, self.goal_of_row
         e = e.reshape(-1)[self.sel] * self.w
         if J is not None:
             J = J[self.sel] * self.w[:, None]

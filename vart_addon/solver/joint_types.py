@@ -164,8 +164,7 @@ class JointType:
         return res, (np.concatenate(jac, axis=1) if jac else np.zeros((k, 0, 6)))
 
     # ---- fitted configuration --------------------------------------------------------------
-    def fit(self, T: np.ndarray, pitch: np.ndarray | float = 0.0, jacobian: bool = False,
-            _free_rot: bool = True):
+    def fit(self, T: np.ndarray, pitch: np.ndarray | float = 0.0, jacobian: bool = False):
         """Configuration (k, dof) that best fits relative poses ``T_m_c``.
 
         Translations are the free components of p; a rotation about z is the twist angle of
@@ -185,32 +184,45 @@ class JointType:
             th, dth = _fit_rz(R, p, pitch, self.helical)
             q[:, self.rz_idx] = th
             J[:, self.rz_idx] = dth
-        elif self.rot == "free" and _free_rot:
+        elif self.rot == "free":
             w = se3.so3_log(R)
             q[:, list(self.w_idx)] = w
             J[:, list(self.w_idx), 3:] = se3.so3_left_jacobian_inv(w)
         return (q, J) if jacobian else q
 
-    def config_error(self, T: np.ndarray, q_goal: np.ndarray, pitch=0.0, R_goal=None):
+    def config_error(self, T: np.ndarray, q_goal: np.ndarray, pitch=0.0, R_goal=None,
+                     rot: bool = True):
         """Error (k, dof) of relative poses' fitted configuration to ``q_goal``, and d/d xi.
 
         Scalars: ``fit - goal`` (a rotation about z is unwrapped to the turn nearest the goal,
         except for helical joints whose turn is known from p_z). Rotation vectors:
-        ``log(R_goal^T R)``; ``R_goal`` may pass ``exp`` of the goal's rotation vector.
+        ``log(R_goal^T R)``; ``R_goal`` may pass ``exp`` of the goal's rotation vector;
+        ``rot=False`` leaves them (and their rows of d/d xi) zero, for callers that mask them.
         """
-        q, J = self.fit(T, pitch, jacobian=True, _free_rot=False)
         q_goal = _as_batch(q_goal, self.dof)
-        e = q - q_goal
-        if self.rot == "z" and not self.helical:
-            i = self.rz_idx
-            e[:, i] -= TWO_PI * np.round(e[:, i] / TWO_PI)
-        if self.rot == "free":
+        if self.rot != "free":
+            q, J = self.fit(T, pitch, jacobian=True)
+            e = q - q_goal
+            if self.rot == "z" and not self.helical:
+                i = self.rz_idx
+                e[:, i] -= TWO_PI * np.round(e[:, i] / TWO_PI)
+            return e, J
+        T = _as_pose_batch(T)
+        k = T.shape[0]
+        p, R = T[:, :3, 3], T[:, :3, :3]
+        e = np.zeros((k, self.dof))
+        J = np.zeros((k, self.dof, 6))
+        if self.trans_idx:
+            ti, ta = self._ti, self._ta
+            e[:, ti] = p[:, ta] - q_goal[:, ti]
+            J[:, ti] = _dp_dxi(p)[:, ta]
+        if rot:
             w = slice(self.w_idx[0], self.w_idx[0] + 3)
             Rg = se3.so3_exp(q_goal[:, w]) if R_goal is None else R_goal
-            R = _as_pose_batch(T)[:, :3, :3]
+            Rt = np.swapaxes(R, -1, -2)
             ew = se3.so3_log(np.swapaxes(Rg, -1, -2) @ R)
             e[:, w] = ew
-            J[:, w, 3:] = se3.so3_right_jacobian_inv(ew) @ np.swapaxes(R, -1, -2)
+            J[:, w, 3:] = se3.so3_right_jacobian_inv(ew) @ Rt
         return e, J
 
     def config_error_tree(self, q: np.ndarray, q_goal: np.ndarray):
@@ -276,35 +288,59 @@ def _fit_rz(R: np.ndarray, p: np.ndarray, pitch, helical: bool):
     return th, dth
 
 
+# Linear maps of e = R z used by _swing: w = (-e_y, e_x); wt = (-e_y, e_x, 0);
+# B = [[e_z, 0, -e_x], [0, e_z, -e_y]] (the derivative of w under a rotation, see _swing).
+_SW_W = np.array([[0.0, 1.0], [-1.0, 0.0], [0.0, 0.0]])
+_SW_WT = np.array([[0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+_SW_B = np.zeros((3, 2, 3))
+_SW_B[2, 0, 0] = _SW_B[2, 1, 1] = 1.0
+_SW_B[0, 0, 2] = _SW_B[1, 1, 2] = -1.0
+_SW_B = _SW_B.reshape(3, 6)
+
+
+def _swing_coeffs(ang, s, ez):
+    """phi = a / sin a and c = (d phi / d a) / sin a (Taylor series for small a)."""
+    small = ang < 1e-4
+
+    def taylor(a):
+        a2 = a * a
+        return 1 + a2 / 6 + 7 * a2 * a2 / 360, 1 / 3 + 7 * a2 / 90
+
+    def exact(a, s):
+        return a / s, (s - a * ez) / (s * s * s)
+    if not small.any():
+        return exact(ang, s)
+    if small.all():
+        return taylor(ang)
+    s_safe = np.where(small, 1.0, s)
+    (pt, ct), (pe, ce) = taylor(ang), exact(np.where(small, 1.0, ang), s_safe)
+    return np.where(small, pt, pe), np.where(small, ct, ce)
+
+
 def _swing(R: np.ndarray):
     """Swing of the z axis: the rotation vector (x, y rows) taking z to ``R @ z``, and d/d xi.
 
     ``r = (a / sin a) * (-e_y, e_x)`` with ``e = R z`` and ``a`` the angle between z and e;
     its norm is the tilt angle a (rad). At an exact flip (a = pi) it returns (pi, 0).
+    Under a rotation dw, ``de = dw x e``: d(-e_y, e_x) = B dw, and with |e| = 1 the sine
+    ``s = |(e_x, e_y)|`` changes by ``ds = e_z da`` where ``s da = wt . dw``; so
+    ``dr = phi B dw + (dphi/da) (w / s) (wt . dw) / s``.
     """
     k = R.shape[0]
     e = R[:, :, 2]
-    ex, ey, ez = e[:, 0], e[:, 1], e[:, 2]
-    s = np.hypot(ex, ey)
-    ang = np.arctan2(s, ez)
-    small = ang < 1e-4
-    a2 = ang * ang
-    s_safe = np.where(s > 1e-300, s, 1.0)
-    phi = np.where(small, 1 + a2 / 6 + 7 * a2 * a2 / 360, ang / s_safe)
-    dphi = np.where(small, ang / 3 + 7 * ang * a2 / 90,
-                    (s - ang * ez) / np.where(small, 1.0, s_safe * s_safe))
-    w = np.stack([-ey, ex], axis=1)
-    flip = (s <= 1e-300) & (ez < 0)
+    w = e @ _SW_W
+    s = np.sqrt(np.einsum("ij,ij->i", w, w))
+    ang = np.arctan2(s, e[:, 2])
+    flip = s <= 1e-300  # z exactly along +-z: no swing direction
+    any_flip = flip.any()
+    phi, c = _swing_coeffs(ang, np.where(flip, 1.0, s) if any_flip else s, e[:, 2])
     r = phi[:, None] * w
-    r[flip] = (np.pi, 0.0)
-    # de/dw = -hat(e); dw_vec = d(-e_y, e_x)
-    de = -se3.hat(e)  # (k, 3, 3)
-    dw = np.stack([-de[:, 1], de[:, 0]], axis=1)  # (k, 2, 3)
-    u = np.where((s > 1e-300)[:, None], w / s_safe[:, None], 0.0)
-    dsz = (ez[:, None] * (ex[:, None] * de[:, 0] + ey[:, None] * de[:, 1])
-           - s[:, None] * s[:, None] * de[:, 2])  # s * da, (k, 3)
+    if any_flip:
+        r[flip & (e[:, 2] < 0)] = (np.pi, 0.0)
+        c = np.where(flip, 0.0, c)
     J = np.zeros((k, 2, 6))
-    J[:, :, 3:] = phi[:, None, None] * dw + dphi[:, None, None] * u[:, :, None] * dsz[:, None, :]
+    J[:, :, 3:] = (phi[:, None] * (e @ _SW_B)).reshape(k, 2, 3) + \
+        (c[:, None] * w)[:, :, None] * (e @ _SW_WT)[:, None, :]
     return r, J
 
 
