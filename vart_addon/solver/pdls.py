@@ -89,13 +89,13 @@ def prioritized_step(levels, n: int, sigma0: float = 1e-3, lambda_max: float = 0
     ``extra`` optionally adds a damping lambda^2 per level (Levenberg-Marquardt style).
     """
     dq = None
-    basis: list[tuple[np.ndarray, np.ndarray]] = []  # (Jt_i, G_i^-1 Jt_i) of earlier levels
+    basis: list[tuple[np.ndarray, np.ndarray]] = []  # (Jt_i, G_i^-1) of earlier levels
     for i, (J, rhs) in enumerate(levels):
         if J.shape[0] == 0:
             continue
         Jt = J
-        for Ji, Wi in basis:
-            Jt = Jt - (Jt @ Ji.T) @ Wi
+        for Ji, Gi in basis:  # (rows of J x rows of Ji) products first: later levels are small
+            Jt = Jt - ((Jt @ Ji.T) @ Gi) @ Ji
         G = Jt @ Jt.T
         norms = G.diagonal()  # squared row norms
         r = rhs if dq is None else rhs - J @ dq
@@ -110,5 +110,5 @@ def prioritized_step(levels, n: int, sigma0: float = 1e-3, lambda_max: float = 0
         step = Jt.T @ (Gstep @ r)
         dq = step if dq is None else dq + step
         if i + 1 < len(levels):
-            basis.append((Jt, Gproj @ Jt))
+            basis.append((Jt, Gproj))
     return np.zeros(n) if dq is None else dq

@@ -6,6 +6,9 @@ import numpy as np
 from . import se3
 from .errors import VartError
 
+_EYE3 = np.eye(3)
+_LAST_ROW = np.array([0.0, 0.0, 0.0, 1.0])
+
 
 def name(value, what: str) -> str:
     """A non-empty string name of a link or joint."""
@@ -57,13 +60,15 @@ def pose(value, what: str, tol: float = 1e-6) -> np.ndarray:
     if not np.isfinite(T).all():
         raise VartError(f"{what}: must be finite")
     R = T[:3, :3]
-    if (np.abs(R.T @ R - np.eye(3)).max() > tol or np.linalg.det(R) < 0
-            or np.abs(T[3] - (0, 0, 0, 1)).max() > tol):
+    dev = np.abs(R.T @ R - _EYE3).max()
+    (a, b, c), (d, e, f), (g, h, i) = R.tolist()
+    det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
+    if dev > tol or det < 0 or np.abs(T[3] - _LAST_ROW).max() > tol:
         raise VartError(f"{what}: not a rigid transform (rotation must be orthonormal, "
                         "last row 0 0 0 1)")
     out = np.eye(4)
     # exp(log(R)) is a rotation within the input's own error of R (float32 matrices from
     # Blender are ~1e-7 off); cheaper than the SVD of the nearest rotation, and as good here.
-    out[:3, :3] = R if np.abs(R.T @ R - np.eye(3)).max() < 1e-15 else se3.so3_exp(se3.so3_log(R))
+    out[:3, :3] = R if dev < 1e-15 else se3.so3_exp(se3.so3_log(R))
     out[:3, 3] = T[:3, 3]
     return out
