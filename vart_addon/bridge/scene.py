@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
+from mathutils import Matrix
 
 from ..solver import Settings, Solver, se3
 from . import build as B
@@ -102,7 +103,8 @@ class SceneBridge:
     # ---- reading ------------------------------------------------------------------------
     def objects(self) -> dict:
         """Link objects of the scene by name."""
-        return {ob.name: ob for ob in self.scene.objects if S.is_link(ob)}
+        key = S.KEY
+        return {ob.name: ob for ob in self.scene.objects if key in ob}
 
     def _update(self):
         vl = bpy.context.view_layer
@@ -274,11 +276,13 @@ class SceneBridge:
         qs = {n: j.q for n, j in lk.joints.items() if j.dof and j.is_tree}
         if values:
             qs.update(closure_qs(lk, poses))
-        names = list(poses)
-        Ts = np.stack([poses[n] for n in names]) if names else np.zeros((0, 4, 4))
+        m = lk.model()
+        names = m.link_names[1:]  # poses' order: the model's links after the ground
+        Ts = m.world_poses(m.q_from_joints())[1:]
         bad = [] if np.isfinite(Ts).all() else \
             [n for n, T in poses.items() if not np.isfinite(T).all()]
-        bad += [n for n, q in qs.items() if not np.isfinite(q).all()]
+        if qs and not np.isfinite(np.concatenate(list(qs.values()))).all():
+            bad += [n for n, q in qs.items() if not np.isfinite(q).all()]
         if bad:
             self.invalidate()
             raise BridgeError(f"the solution is not finite for {', '.join(sorted(bad))}; "
@@ -290,7 +294,7 @@ class SceneBridge:
                               "written")
         report = WriteReport()
         moved = self._moved(names, Ts)
-        self._write_poses(obs, poses, moved, report, evaluate)
+        self._write_poses(obs, names, Ts, moved, report, evaluate)
         new_q = {}
         tol = self.write_tol
         for n, q in qs.items():
@@ -298,7 +302,7 @@ class SceneBridge:
             ql = q.tolist()
             if any(abs(a - b) > tol for a, b in zip(ql, j.q)):
                 S.write_q(obs[j.child], n, ql)
-                new_q[n] = tuple(float(x) for x in ql)  # what reading the property gives
+                new_q[n] = tuple(ql)  # what reading the property gives
                 report.joints.append(n)
         for n, j in data.joints.items():
             if j.tree != lk.joints[n].is_tree:
@@ -332,22 +336,36 @@ class SceneBridge:
         diff = np.abs(Ts - Bs).max(axis=(1, 2))
         return {n for n, m in zip(names, diff > self.write_tol * scale) if m}
 
-    def _write_poses(self, obs, poses, moved, report, evaluate=True):
+    def _write_poses(self, obs, names, Ts, moved, report, evaluate=True):
+        """World matrices of the moved links, and of links below a written one in Blender's
+        parenting (moving a parent moved them), parents first. ``Ts`` (n, 4, 4): the solved
+        poses of ``names``."""
+        if not moved:
+            if evaluate:
+                for n, ob in obs.items():
+                    self._links[n].observed = P.observe(ob)
+            return
         ordered = sorted(obs, key=lambda n: (P.depth(obs[n]), n))
+        at = {n: i for i, n in enumerate(names)}
+        # every link's world matrix (pose with the object's scale) in one product and one
+        # conversion to nested lists, instead of one numpy round trip per object
+        scale4 = np.ones((len(names), 1, 4))
+        scale4[:, 0, :3] = [self._links[n].scale for n in names]
+        rows = (Ts * scale4).tolist()
         written: set = set()
         stale = False
         for n in ordered:
             ob = obs[n]
-            anc = P.ancestors(ob)
-            under_written = any(a.name in written for a in anc)
+            under_written = bool(written) and any(a.name in written for a in P.ancestors(ob))
             if n not in moved and not under_written:
                 continue
             if stale and under_written and (ob.parent.name not in written
                                             or ob.parent_type != 'OBJECT'):
                 self._update()  # a non-link object in between: let Blender re-evaluate it
                 stale = False
-            ob.matrix_world = P.compose(poses[n], self._links[n].scale)
-            self._links[n].T = poses[n]
+            i = at[n]
+            ob.matrix_world = Matrix(rows[i])
+            self._links[n].T = Ts[i]
             written.add(n)
             stale = True
             report.links.append(n)

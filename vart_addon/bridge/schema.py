@@ -420,7 +420,7 @@ def update_joint(child_ob, name: str, **changes) -> JointData:
 
 def write_q(child_ob, name: str, q) -> None:
     """Store a joint's configuration (floats). The caller has validated size and finiteness."""
-    child_ob[KEY]["joints"][name]["q"] = _floats(q)
+    child_ob[KEY]["joints"][name]["q"] = [float(x) for x in q] if type(q) is list else _floats(q)
 
 
 def remove_joint(child_ob, name: str) -> None:

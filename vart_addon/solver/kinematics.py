@@ -157,6 +157,7 @@ class TreeModel:
             by_type.setdefault(e.jtype.name, []).append((e, k, offset))
             offset += e.dof
         self.n_dof = offset
+        self._fk_q = self._fk_T = None
         self._moving = [(e, self.dof_slices[id(e)]) for e in self.edges[1:] if e.dof]
         # After r rounds of pointer jumping each link's product spans 2**r tree edges.
         self.rounds = int(np.ceil(np.log2(max(depth.max(), 1))))
@@ -216,6 +217,20 @@ class TreeModel:
         return out
 
     # ---- kinematics --------------------------------------------------------------------
+    def world_poses(self, q: np.ndarray) -> np.ndarray:
+        """:meth:`fk` of ``q``, remembered: the same ``q`` again (the solver's result read by
+        the writer, the panel, the overlay) costs a comparison. Read-only."""
+        if self._fk_q is not None and np.array_equal(q, self._fk_q):
+            return self._fk_T
+        return self.remember(q, self.fk(q))
+
+    def remember(self, q: np.ndarray, T: np.ndarray) -> np.ndarray:
+        """Record ``T = fk(q)`` (e.g. from the solver's last evaluation) for
+        :meth:`world_poses`; the array is made read-only."""
+        T.setflags(write=False)
+        self._fk_q, self._fk_T = np.array(q, dtype=float), T
+        return T
+
     def fk(self, q: np.ndarray, with_motion: bool = False):
         """World poses (n_links, 4, 4) of all links; optionally the per-batch motions."""
         n = len(self.link_names)

@@ -167,7 +167,7 @@ class Linkage:
     def poses(self) -> dict[str, np.ndarray]:
         """World pose ``T_world_link`` of every link, by forward kinematics of the tree."""
         m = self.model()
-        T = m.fk(m.q_from_joints())
+        T = m.world_poses(m.q_from_joints())
         return {name: T[i] for i, name in enumerate(m.link_names) if name is not None}
 
     def pose(self, link: str) -> np.ndarray:
@@ -181,7 +181,7 @@ class Linkage:
         links = [n for n in links if n is not None]
         if self._model_version == self.topology_version:
             m = self._model
-            T = m.fk(m.q_from_joints())
+            T = m.world_poses(m.q_from_joints())
             return {n: T[m.index[n]] for n in links}
         return {n: self._walk_pose(n) for n in links}
 
