@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.linalg import null_space, pinv
 
-from vart_addon.solver.pdls import prioritized_step
+from vart_addon.solver.pdls import prioritized_step, stacked_step
 
 
 def reference(levels, n):
@@ -35,6 +35,11 @@ def test_full_rank_levels_match_the_reference(seed, dims):
               (rng.standard_normal((m2, n)), rng.standard_normal(m2))]
     np.testing.assert_allclose(prioritized_step(levels, n), reference(levels, n),
                                rtol=1e-8, atol=1e-9)
+    fast = stacked_step(levels, n)
+    if m1 + m2 < n:  # a random stack with fewer rows than DoF is well conditioned here
+        np.testing.assert_allclose(fast, reference(levels, n), rtol=1e-8, atol=1e-9)
+    else:
+        assert fast is None  # as many rows as DoF or more: never taken as the shortcut
 
 
 def test_conflicting_lower_level_acts_only_in_the_null_space():
@@ -93,3 +98,25 @@ def test_extra_damping_shortens_the_step_but_not_the_projector():
     lvl1_only = prioritized_step([(J1, r1)], n, extra=[10.0])
     np.testing.assert_allclose(J1 @ (damped - lvl1_only), 0, atol=1e-10)
     assert np.linalg.norm(plain - damped) > 1e-3
+
+
+def test_stacked_shortcut_refuses_conflicts_and_near_singular_stacks():
+    rng = np.random.default_rng(11)
+    n = 6
+    J1 = rng.standard_normal((3, n))
+    # a lower level asking again for what the first one fixes: rank-deficient stack
+    J2 = np.vstack([J1[0] + 1e-9 * rng.standard_normal(n), rng.standard_normal(n)])
+    levels = [(J1, rng.standard_normal(3)), (J2, rng.standard_normal(2))]
+    assert stacked_step(levels, n) is None
+    # a first level with a tiny singular value (< sigma0): the prioritized step damps it
+    J1s = np.diag([1.0, 1.0, 1e-5, 0, 0, 0])[:3]
+    assert stacked_step([(J1s, np.ones(3))], n) is None
+
+
+def test_stacked_shortcut_drops_structurally_zero_rows():
+    rng = np.random.default_rng(12)
+    n = 5
+    J1 = np.vstack([rng.standard_normal((2, n)), np.zeros((3, n))])  # planar-loop style
+    levels = [(J1, rng.standard_normal(5)), (rng.standard_normal((1, n)), np.ones(1))]
+    np.testing.assert_allclose(stacked_step(levels, n), reference(levels, n), atol=1e-10)
+    np.testing.assert_allclose(stacked_step(levels, n), prioritized_step(levels, n), atol=1e-12)

@@ -18,6 +18,14 @@ Speed: the usual case, every singular value above ``sigma0``, needs only the inv
 damping is needed. Only when it does not (near a singularity, or within a factor m of one) is
 the several times slower eigendecomposition used, to find the smallest singular value and the
 rank.
+
+Shortcut (:func:`stacked_step`): when the Gram matrix of all levels stacked is provably well
+conditioned (smallest eigenvalue above sigma0^2), the prioritized step *is* the minimum-norm
+solution of the stacked system: every row can be met exactly, both solutions lie in the row
+space of the stack, and there that solution is unique. No level needs damping then: by
+Cauchy interlacing the first level's Gram matrix (a principal submatrix) has no smaller
+eigenvalue, and a later level's projected rows ``J_k P`` are the stack restricted to the null
+space of the levels above. One inverse replaces one per level and the projections.
 """
 from __future__ import annotations
 
@@ -112,3 +120,28 @@ def prioritized_step(levels, n: int, sigma0: float = 1e-3, lambda_max: float = 0
         if i + 1 < len(levels):
             basis.append((Jt, Gproj))
     return np.zeros(n) if dq is None else dq
+
+
+def stacked_step(levels, n: int, sigma0: float = 1e-3):
+    """The prioritized step computed as the minimum-norm solution of all levels stacked, or
+    None when the stack is not provably well conditioned (then no level may be skipped;
+    use :func:`prioritized_step`). Structurally zero rows are dropped, as there."""
+    used = [(J, r) for J, r in levels if J.shape[0]]
+    if not used:
+        return np.zeros(n)
+    if len(used) == 1:
+        J, r = used[0]
+    else:
+        J, r = np.concatenate([J for J, _ in used]), np.concatenate([r for _, r in used])
+    norms = np.einsum("ij,ij->i", J, J)
+    small = 1e-20 * max(1.0, norms.max())
+    if norms.min() <= small:
+        keep = norms > small
+        if not keep.any():
+            return np.zeros(n)
+        J, r = J[keep], r[keep]
+    if J.shape[0] > n:  # more rows than DoF: some level cannot be met exactly
+        return None
+    G = J @ J.T
+    Ginv = _plain_inverse(G, sigma0 * sigma0)
+    return None if Ginv is None else J.T @ (Ginv @ r)

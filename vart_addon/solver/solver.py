@@ -26,7 +26,7 @@ import numpy as np
 
 from . import goals as G
 from .evaluation import GroupProblem, Evaluation
-from .pdls import prioritized_step
+from .pdls import prioritized_step, stacked_step
 from .topology import analyse
 
 
@@ -135,6 +135,7 @@ class Solver:
         self._version = None
         self._groups: list[GroupProblem] = []
         self._stuck: list[str] = []
+        self._stack_hint = True  # try the stacked shortcut (see pdls.stacked_step)
 
     def _analysis(self):
         lk = self.linkage
@@ -149,6 +150,7 @@ class Solver:
     def solve(self, max_iterations: int | None = None, max_ms: float | None = None) -> SolveStatus:
         """Move every tree joint so the goals hold in priority order; returns the status."""
         s = self.settings
+        self._stack_hint = True
         groups = self._analysis()
         model = self.linkage.model()
         q = model.q_from_joints()
@@ -315,7 +317,13 @@ class Solver:
         n = len(gp.cols)
         if not any(extra):
             extra = None
-        dq = self._capped(prioritized_step(levels, n, s.sigma0, s.lambda_max, extra))
+        part = None
+        if extra is None and self._stack_hint:
+            part = stacked_step(levels, n, s.sigma0)
+            self._stack_hint = part is not None  # a conflict: do not retry in this solve
+        if part is None:
+            part = prioritized_step(levels, n, s.sigma0, s.lambda_max, extra)
+        dq = self._capped(part)
         if not gp.limited:
             return dq
         qc = q if gp.all_cols else q[gp.cols]
