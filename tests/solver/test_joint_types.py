@@ -301,3 +301,19 @@ def test_set_q_outside_limits_is_refused_and_set_limits_clamps(name):
     np.testing.assert_array_equal(lk.joint("j").q, before)
     lk.set_limits("j", np.full(jt.dof, -0.05), np.full(jt.dof, 0.05))
     np.testing.assert_array_equal(lk.joint("j").q, np.full(jt.dof, 0.05))
+
+
+@pytest.mark.parametrize("name", [n for n in TYPES if CATALOG[n].rot == "free"])
+@pytest.mark.parametrize("angle", [0.0, 1e-9, 0.4, 2.5, PI - 1e-3, PI])
+def test_single_joint_config_error_matches_the_batched_path(name, angle):
+    """One joint with a free rotation takes a plain-float path; a batch of two, numpy."""
+    jt = CATALOG[name]
+    rng = np.random.default_rng(int(angle * 1000) + len(name))
+    axis = rng.standard_normal(3)
+    T = se3.make_pose(se3.so3_exp(axis / np.linalg.norm(axis) * angle), rng.standard_normal(3))
+    q_goal = rng.standard_normal((1, jt.dof))
+    q_goal[:, list(jt.w_idx)] = 0.0  # the error's rotation is T's: near pi too (the fallback)
+    one_e, one_J = jt.config_error(T[None], q_goal)
+    two_e, two_J = jt.config_error(np.stack([T, np.eye(4)]), np.vstack([q_goal, q_goal]))
+    np.testing.assert_allclose(one_e, two_e[:1], rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(one_J, two_J[:1], rtol=1e-13, atol=1e-15)

@@ -209,6 +209,10 @@ class JointType:
             return e, J
         T = _as_pose_batch(T)
         k = T.shape[0]
+        if k == 1:  # one joint (a dragged link's root joint): plain floats are cheaper
+            out = self._free_error_one(T, q_goal, R_goal, rot)
+            if out is not None:
+                return out
         p, R = T[:, :3, 3], T[:, :3, :3]
         e = np.zeros((k, self.dof))
         J = np.zeros((k, self.dof, 6))
@@ -224,6 +228,34 @@ class JointType:
             e[:, w] = ew
             J[:, w, 3:] = se3.so3_right_jacobian_inv(ew) @ Rt
         return e, J
+
+    def _free_error_one(self, T, q_goal, R_goal, rot):
+        """:meth:`config_error` of one joint with a free rotation, in plain floats; None near
+        a rotation error of pi (the batched path handles it)."""
+        (r00, r01, r02, px), (r10, r11, r12, py), (r20, r21, r22, pz) = T[0, :3, :].tolist()
+        g = q_goal[0].tolist()
+        p = (px, py, pz)
+        e = [0.0] * self.dof
+        D = [[0.0] * 6 for _ in range(self.dof)]
+        minus_hat_p = ((0.0, pz, -py), (-pz, 0.0, px), (py, -px, 0.0))
+        for i, a in zip(self.trans_idx, self.trans_axes):
+            e[i] = p[a] - g[i]
+            D[i][a] = 1.0
+            D[i][3:] = minus_hat_p[a]
+        if rot:
+            w0 = self.w_idx[0]
+            G = (se3.so3_exp(q_goal[0, w0:w0 + 3]) if R_goal is None else R_goal[0]).tolist()
+            R = ((r00, r01, r02), (r10, r11, r12), (r20, r21, r22))
+            ew = se3.so3_log_floats([G[0][i] * R[0][j] + G[1][i] * R[1][j] + G[2][i] * R[2][j]
+                                     for i in range(3) for j in range(3)])  # log(Rg^T R)
+            if ew is None:
+                return None
+            e[w0:w0 + 3] = ew
+            A = se3.so3_right_jacobian_inv_floats(ew)
+            for i in range(3):  # the rows of J_r^-1(ew) @ R^T
+                Ai = A[i]
+                D[w0 + i][3:] = [Ai[0] * Rj[0] + Ai[1] * Rj[1] + Ai[2] * Rj[2] for Rj in R]
+        return np.array([e]), np.array([D])
 
     def config_error_tree(self, q: np.ndarray, q_goal: np.ndarray):
         """For a tree joint: error (k, dof) of q to q_goal and its derivative d/d dq (k, dof, dof).

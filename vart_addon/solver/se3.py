@@ -72,14 +72,19 @@ def _one(x: np.ndarray, size: int) -> bool:
 
 def _abk_one(w, alpha_of, beta, gamma_of):
     """``alpha I + beta [w]x + gamma w w^T`` (3, 3) for one vector w; alpha, gamma from theta."""
+    return np.array(_abk_rows(w, alpha_of, beta, gamma_of))
+
+
+def _abk_rows(w, alpha_of, beta, gamma_of):
+    """:func:`_abk_one` as nested lists of floats."""
     x, y, z = w
     t2 = x * x + y * y + z * z
     th = math.sqrt(t2)
     al, ga = alpha_of(th, t2), gamma_of(th, t2)
     be = beta(th, t2) if callable(beta) else beta
-    return np.array([[al + ga * x * x, ga * x * y - be * z, ga * x * z + be * y],
-                     [ga * x * y + be * z, al + ga * y * y, ga * y * z - be * x],
-                     [ga * x * z - be * y, ga * y * z + be * x, al + ga * z * z]])
+    return [[al + ga * x * x, ga * x * y - be * z, ga * x * z + be * y],
+            [ga * x * y + be * z, al + ga * y * y, ga * y * z - be * x],
+            [ga * x * z - be * y, ga * y * z + be * x, al + ga * z * z]]
 
 
 def _exp_b(th, t2):  # (1 - cos t) / t^2
@@ -110,7 +115,14 @@ def _so3_jlinv_one(w: np.ndarray) -> np.ndarray:
 
 def _so3_log_one(R: np.ndarray):
     """log of one rotation, or None within ~2.6 degrees of pi (the batched path handles it)."""
-    r00, r01, r02, r10, r11, r12, r20, r21, r22 = R.reshape(9).tolist()
+    w = so3_log_floats(R.reshape(9).tolist())
+    return None if w is None else np.array(w)
+
+
+def so3_log_floats(r):
+    """log of one rotation given as 9 floats (row-major) -> 3 floats, or None within ~2.6
+    degrees of pi (use :func:`so3_log` there)."""
+    r00, r01, r02, r10, r11, r12, r20, r21, r22 = r
     c = 0.5 * (r00 + r11 + r22 - 1.0)
     if c < -0.999:
         return None
@@ -121,7 +133,13 @@ def _so3_log_one(R: np.ndarray):
         f = 1 + t2 / 6 + 7 * t2 * t2 / 360
     else:
         f = th / math.sin(th)
-    return np.array([f * vx, f * vy, f * vz])
+    return [f * vx, f * vy, f * vz]
+
+
+def so3_right_jacobian_inv_floats(w) -> list:
+    """:func:`so3_right_jacobian_inv` of one rotation vector (3 floats) as nested lists."""
+    return _abk_rows([-w[0], -w[1], -w[2]], lambda th, t2: 1 - _jlinv_d(th, t2) * t2, -0.5,
+                     _jlinv_d)
 
 
 def so3_exp(w: np.ndarray) -> np.ndarray:
