@@ -19,6 +19,7 @@ level has reached its least-squares compromise), or when a budget runs out.
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -367,10 +368,18 @@ class Solver:
             if k == G.POTENTIAL:
                 lv.error += ev.measure[k]
             else:
-                lv.error = float(np.hypot(lv.error, ev.measure[k]))
-                ge = ev.goal_errors(k)
-                lv.max_goal_error = max(lv.max_goal_error, float(ge.max(initial=0.0)))
-                lv.unmet += [nm for nm, e in zip(gp.names[k], ge) if e > self.settings.tol]
+                m = ev.measure[k]
+                lv.error = math.hypot(lv.error, m)
+                if gp.n_goals[k] == 1:  # its error is the level's
+                    lv.max_goal_error = max(lv.max_goal_error, m)
+                    if m > self.settings.tol:
+                        lv.unmet += gp.names[k]
+                else:
+                    ge = ev.goal_errors(k)
+                    lv.max_goal_error = max(lv.max_goal_error, float(ge.max(initial=0.0)))
+                    if not ev.satisfied[k]:
+                        lv.unmet += [nm for nm, e in zip(gp.names[k], ge.tolist())
+                                     if e > self.settings.tol]
             lv.satisfied &= ev.satisfied[k]
             lv.iterations = max(lv.iterations, first_ok[k] if first_ok[k] is not None else it)
             lv.ms = ms
