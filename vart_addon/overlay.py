@@ -21,7 +21,7 @@ from __future__ import annotations
 import bpy
 
 from . import overlay_geometry as og
-from .bridge import BridgeError, SchemaError, schema
+from .bridge import BridgeError, SchemaError, scene_key, schema
 from .bridge import poses as P
 
 _state: dict = {"handle": None, "shader": None, "key": None, "batches": []}
@@ -78,7 +78,7 @@ def scene_geometry(scene) -> og.OverlayGeometry:
 def cache_key(scene) -> tuple:
     """Changes whenever the drawing may change (see the module doc)."""
     sv = getattr(scene, "vart", None)
-    parts = [scene.as_pointer(), getattr(sv, "active_joint", "")]
+    parts = [scene_key(scene), getattr(sv, "active_joint", "")]
     for ob in scene.objects:
         if schema.is_link(ob):
             raw = ob.get(schema.KEY)

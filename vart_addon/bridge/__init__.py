@@ -12,7 +12,7 @@ Imports bpy: never import this package from :mod:`vart_addon.solver`.
 """
 from .animation import fcurves_of, find_fcurve, keyframe_q, q_fcurves
 from .errors import BridgeError, SchemaError
-from .scene import SceneBridge, WriteReport
+from .scene import SceneBridge, WriteReport, scene_key
 from .schema import (JointData, LinkData, MimicData, SceneData, is_link, q_data_path,
                      read_object, read_scene, remove_joint, remove_link, update_joint,
                      update_link, write_joint, write_link)
@@ -20,4 +20,5 @@ from .schema import (JointData, LinkData, MimicData, SceneData, is_link, q_data_
 __all__ = ["BridgeError", "JointData", "LinkData", "MimicData", "SceneBridge", "SceneData",
            "SchemaError", "WriteReport", "fcurves_of", "find_fcurve", "is_link", "keyframe_q",
            "q_data_path", "q_fcurves", "read_object", "read_scene", "remove_joint",
-           "remove_link", "update_joint", "update_link", "write_joint", "write_link"]
+           "remove_link", "scene_key", "update_joint", "update_link", "write_joint",
+           "write_link"]

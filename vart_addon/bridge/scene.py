@@ -72,6 +72,13 @@ def _with_q(j: S.JointData, q: tuple) -> S.JointData:
     return c
 
 
+def scene_key(scene) -> int:
+    """A key for per-scene caches that no other scene of the session can share: the ID's
+    ``session_uid`` (a memory address such as ``as_pointer()`` is reused by a scene created
+    or loaded later, which would then inherit a stale cache entry)."""
+    return getattr(scene, "session_uid", None) or scene.as_pointer()
+
+
 class _LinkState:
     """What the bridge knows of one link object: the float64 pose it believes the object has,
     the exact float32 matrix it last saw, and the object's scale."""

@@ -210,10 +210,10 @@ _bridge_cache: dict = {}
 def bridge_for(scene):
     """The cached :class:`~vart_addon.bridge.SceneBridge` of ``scene`` (a new one for another
     scene, replacing the old)."""
-    from ..bridge import SceneBridge
-    # session_uid survives undo and renames; older Blenders lack it: the address is then the
-    # key (a wrong hit costs nothing, the bridge re-reads and validates the scene anyway).
-    uid = getattr(scene, "session_uid", None) or scene.as_pointer()
+    from ..bridge import SceneBridge, scene_key
+    # a wrong hit (an address key of older Blenders) costs nothing: the bridge re-reads and
+    # validates the scene anyway
+    uid = scene_key(scene)
     bridge = _bridge_cache.get(uid)
     if bridge is None:
         _bridge_cache.clear()

@@ -27,11 +27,11 @@ import bpy
 from bpy.app.handlers import persistent
 from bpy.props import BoolProperty, CollectionProperty, IntProperty, StringProperty
 
-from ..bridge import SchemaError, schema
+from ..bridge import SchemaError, scene_key, schema
 from . import common as C
 
 _KEY: dict = {}        # "rows": signature of what the rows show
-_SELECTION: dict = {}  # scene pointer -> (joint_index, active_joint) last seen
+_SELECTION: dict = {}  # scene_key(scene) -> (joint_index, active_joint) last seen
 
 
 class VART_PG_joint_row(bpy.types.PropertyGroup):
@@ -124,14 +124,14 @@ def reconcile_selection(scene, wm, rows_changed: bool = False) -> None:
     rows = wm.vart_joint_rows
     names = [r.name if not r.error else None for r in rows]
     idx, active = sv.joint_index, sv.active_joint
-    last = _SELECTION.get(scene.as_pointer())
+    last = _SELECTION.get(scene_key(scene))
     clicked = (not rows_changed and last is not None and idx != last[0]
                and 0 <= idx < len(names) and names[idx] is not None)
     if clicked and names[idx] != active:
         sv.active_joint = names[idx]
     elif active and active in names and names.index(active) != idx:
         sv.joint_index = names.index(active)
-    _SELECTION[scene.as_pointer()] = (sv.joint_index, sv.active_joint)
+    _SELECTION[scene_key(scene)] = (sv.joint_index, sv.active_joint)
 
 
 def filter_flags(rows, selected: set, bitflag: int) -> list[int]:
@@ -195,7 +195,7 @@ def request_refresh(context) -> None:
     sv = C.settings(scene)
     stale = is_stale(scene)
     if not stale and sv is not None:
-        last = _SELECTION.get(scene.as_pointer())
+        last = _SELECTION.get(scene_key(scene))
         stale = last != (sv.joint_index, sv.active_joint)
     if stale and not bpy.app.timers.is_registered(_deferred_refresh):
         bpy.app.timers.register(_deferred_refresh, first_interval=0.0)
