@@ -19,6 +19,7 @@ level has reached its least-squares compromise), or when a budget runs out.
 """
 from __future__ import annotations
 
+import gc
 import math
 import time
 from dataclasses import dataclass, field
@@ -149,7 +150,21 @@ class Solver:
         return self._groups
 
     def solve(self, max_iterations: int | None = None, max_ms: float | None = None) -> SolveStatus:
-        """Move every tree joint so the goals hold in priority order; returns the status."""
+        """Move every tree joint so the goals hold in priority order; returns the status.
+
+        Python's cyclic garbage collector is paused while it runs: a solve creates no
+        reference cycles, and one collection of a large session's heap (tens of ms in Blender
+        or a long test run) would otherwise eat the time budget of an interactive solve and
+        stop it early, at a point that depends on when the collector happened to run."""
+        if not gc.isenabled():
+            return self._solve(max_iterations, max_ms)
+        gc.disable()
+        try:
+            return self._solve(max_iterations, max_ms)
+        finally:
+            gc.enable()
+
+    def _solve(self, max_iterations, max_ms) -> SolveStatus:
         s = self.settings
         self._stack_hint = True
         groups = self._analysis()
