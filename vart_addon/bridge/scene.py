@@ -278,16 +278,15 @@ class SceneBridge:
         if self.linkage is None:
             raise BridgeError("nothing to write: the scene has not been synced")
         lk, data = self.linkage, self.data
-        poses = lk.poses()
         # tree joints: their own q (not copied: only read here); closures: the fit
-        qs = {n: j.q for n, j in lk.joints.items() if j.dof and j.is_tree}
+        qs = {n: j.q for n, j in lk.joints.items() if j.tree_dir and j.jtype.dof}
         if values:
-            qs.update(closure_qs(lk, poses))
+            qs.update(closure_qs(lk, lk.poses()))
         m = lk.model()
         names = m.link_names[1:]  # poses' order: the model's links after the ground
         Ts = m.world_poses(m.q_from_joints())[1:]
         bad = [] if np.isfinite(Ts).all() else \
-            [n for n, T in poses.items() if not np.isfinite(T).all()]
+            [n for n, T in zip(names, Ts) if not np.isfinite(T).all()]
         if qs and not np.isfinite(np.concatenate(list(qs.values()))).all():
             bad += [n for n, q in qs.items() if not np.isfinite(q).all()]
         if bad:
