@@ -42,9 +42,13 @@ def linkage():
 
 # ---- the files --------------------------------------------------------------------------------
 def _numbers_rounded(text: str) -> str:
-    """URDF text with every number at 9 significant digits (another libm may differ in the
-    last bit of a sine)."""
-    return re.sub(r"-?\d+\.?\d*(?:e-?\d+)?", lambda m: f"{float(m.group()):.9g}", text)
+    """URDF text with every number at 9 significant digits and rounding noise near zero
+    (below 1e-12) as 0 (another libm or BLAS kernel may differ in the last bit of a sine or
+    a product: -5.55e-17 against -5.72e-17 for a zero angle)."""
+    def fmt(m):
+        v = float(m.group())
+        return f"{0.0 if abs(v) < 1e-12 else v:.9g}"
+    return re.sub(r"-?\d+\.?\d*(?:e-?\d+)?", fmt, text)
 
 
 def test_assets_are_what_the_generator_makes_and_small(tmp_path):
