@@ -331,22 +331,29 @@ _SW_B = _SW_B.reshape(3, 6)
 
 
 def _swing_coeffs(ang, s, ez):
-    """phi = a / sin a and c = (d phi / d a) / sin a (Taylor series for small a)."""
+    """phi = a / sin a and c = (d phi / d a) / sin a, as (k, 1) columns (Taylor series for
+    small a); plain floats when every angle is so small that the series is exactly 1 and 1/3
+    (a held closure: the usual case)."""
+    top = ang.max(initial=0.0)
+    if top < 1e-8:  # a^2 / 6 < 1e-17: below half an ulp of 1
+        return 1.0, 1.0 / 3.0
     small = ang < 1e-4
 
     def taylor(a):
         a2 = a * a
-        return 1 + a2 / 6 + 7 * a2 * a2 / 360, 1 / 3 + 7 * a2 / 90
+        return 1 + a2 * (1 / 6 + a2 * (7 / 360)), 1 / 3 + a2 * (7 / 90)
 
     def exact(a, s):
         return a / s, (s - a * ez) / (s * s * s)
-    if not small.any():
-        return exact(ang, s)
-    if small.all():
-        return taylor(ang)
-    s_safe = np.where(small, 1.0, s)
-    (pt, ct), (pe, ce) = taylor(ang), exact(np.where(small, 1.0, ang), s_safe)
-    return np.where(small, pt, pe), np.where(small, ct, ce)
+    if top < 1e-4:
+        phi, c = taylor(ang)
+    elif not small.any():
+        phi, c = exact(ang, s)
+    else:
+        s_safe = np.where(small, 1.0, s)
+        (pt, ct), (pe, ce) = taylor(ang), exact(np.where(small, 1.0, ang), s_safe)
+        phi, c = np.where(small, pt, pe), np.where(small, ct, ce)
+    return phi[:, None], c[:, None]
 
 
 def _swing(R: np.ndarray):
@@ -361,18 +368,19 @@ def _swing(R: np.ndarray):
     k = R.shape[0]
     e = R[:, :, 2]
     w = e @ _SW_W
-    s = np.sqrt(np.einsum("ij,ij->i", w, w))
-    ang = np.arctan2(s, e[:, 2])
-    flip = s <= 1e-300  # z exactly along +-z: no swing direction
+    s = np.hypot(w[:, 0], w[:, 1])
+    ez = e[:, 2]
+    ang = np.arctan2(s, ez)
+    flip = (s <= 1e-300) & (ez < 0)  # z turned exactly onto -z: no swing direction
     any_flip = flip.any()
-    phi, c = _swing_coeffs(ang, np.where(flip, 1.0, s) if any_flip else s, e[:, 2])
-    r = phi[:, None] * w
+    phi, c = _swing_coeffs(ang, np.where(flip, 1.0, s) if any_flip else s, ez)
+    r = phi * w
     if any_flip:
-        r[flip & (e[:, 2] < 0)] = (np.pi, 0.0)
-        c = np.where(flip, 0.0, c)
+        r[flip] = (np.pi, 0.0)
+        c = np.where(flip[:, None], 0.0, c)
     J = np.zeros((k, 2, 6))
-    J[:, :, 3:] = (phi[:, None] * (e @ _SW_B)).reshape(k, 2, 3) + \
-        (c[:, None] * w)[:, :, None] * (e @ _SW_WT)[:, None, :]
+    J[:, :, 3:] = (phi * (e @ _SW_B)).reshape(k, 2, 3) + \
+        (c * w)[:, :, None] * (e @ _SW_WT)[:, None, :]
     return r, J
 
 
