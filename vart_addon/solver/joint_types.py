@@ -137,9 +137,10 @@ class JointType:
         p, R = T[:, :3, 3], T[:, :3, :3]
         rows, jac = [], []
         if self.constrained_axes:
-            rows.append(p[:, self._ca])
+            every = len(self.constrained_axes) == 3  # all of p: no gather
+            rows.append(p.copy() if every else p[:, self._ca])
             if jacobian:
-                jac.append(_dp_dxi(p)[:, self._ca])
+                jac.append(_dp_dxi(p) if every else _dp_dxi(p)[:, self._ca])
         if self.helical:
             th, dth = _fit_rz(R, p, pitch, True)
             pt = np.broadcast_to(pitch, (k,))[:, None] / TWO_PI
