@@ -2,7 +2,8 @@
 
 A :class:`TreeModel` is compiled once per topology. It orders the links (index 0 is the ground),
 lays the tree joints' configurations out in one flat vector ``q`` (the solver's variables), and
-groups tree joints by type so that every joint of a type is computed in one numpy call.
+computes the tree joints together: every revolute, prismatic, helical and fixed joint in one
+fused pass (:class:`_OneAxis`), the other types one numpy call per type.
 
 * :meth:`TreeModel.fk` gives ``T_world_link`` for all links by *pointer jumping*: ceil(log2
   depth) rounds of one batched 4x4 product each, instead of one Python step per joint.
@@ -11,6 +12,8 @@ groups tree joints by type so that every joint of a type is computed in one nump
 * ``anc_sign`` (n_links, n_dof): +1/-1 where a DoF lies on the tree path from the ground to a
   link (its sign is the edge's traversal direction), else 0. So the world twist Jacobian of
   link i is ``S * anc_sign[i]``.
+* :meth:`TreeModel.world_poses` is :meth:`~TreeModel.fk` remembered for the last ``q`` (the
+  solver seeds it with its final evaluation's poses).
 """
 from __future__ import annotations
 
@@ -34,11 +37,6 @@ class _Batch:
         self.Fc_inv = se3.inverse(np.stack([j.T_child_frame for j in joints]))
         self.backward = np.array([j.tree_dir < 0 for j in joints])
         self.any_backward = bool(self.backward.any())
-        self.constant = None
-        if jtype.dof == 0:
-            X = self.Fp @ self.Fc_inv
-            X[self.backward] = se3.inverse(X[self.backward])
-            self.constant = X
 
 
 # Rz(theta) Tz(d) = _P0 + cos(theta) _P1 + sin(theta) _P2 + d _PD: linear in (1, c, s, d).
