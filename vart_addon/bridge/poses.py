@@ -9,7 +9,6 @@ refused. Poses that agree to float32 precision (``FLOAT32_TOL`` relative) are th
 from __future__ import annotations
 
 import numpy as np
-from mathutils import Matrix
 
 from .errors import BridgeError
 
@@ -41,13 +40,6 @@ def rigid_and_scale(m16, name: str) -> tuple[np.ndarray, np.ndarray]:
     T[:3, :3] = U @ Vt
     T[:3, 3] = M[:3, 3]
     return T, scale
-
-
-def compose(T: np.ndarray, scale: np.ndarray) -> Matrix:
-    """The world matrix to write for pose ``T`` (4x4) and the object's ``scale``."""
-    M = np.array(T, dtype=float).copy()
-    M[:3, :3] = M[:3, :3] * scale
-    return Matrix(M.tolist())
 
 
 def same_pose(A: np.ndarray, B: np.ndarray, tol: float) -> bool:

@@ -110,8 +110,7 @@ class SceneBridge:
     # ---- reading ------------------------------------------------------------------------
     def objects(self) -> dict:
         """Link objects of the scene by name."""
-        key = S.KEY
-        return {ob.name: ob for ob in self.scene.objects if key in ob}
+        return {ob.name: ob for ob in self.scene.objects if S.is_link(ob)}
 
     def _update(self):
         vl = bpy.context.view_layer

@@ -86,7 +86,7 @@ def q_data_path(joint: str) -> str:
 
 def is_link(ob) -> bool:
     """True if the object carries vart data (valid or not)."""
-    return ob is not None and KEY in ob.keys()
+    return ob is not None and KEY in ob
 
 
 # ---- reading ------------------------------------------------------------------------------
@@ -262,6 +262,11 @@ def _flat16(M, what=None):
 
 def _floats(v):
     """Numbers (any nesting) -> a flat list of floats; anything else is passed through."""
+    if type(v) is list:  # the common flat list (a joint's q from tolist()): no numpy trip
+        try:
+            return [float(x) for x in v]
+        except (TypeError, ValueError):
+            pass
     try:
         return [float(x) for x in np.asarray(v, dtype=float).reshape(-1)]
     except (TypeError, ValueError):
@@ -420,7 +425,7 @@ def update_joint(child_ob, name: str, **changes) -> JointData:
 
 def write_q(child_ob, name: str, q) -> None:
     """Store a joint's configuration (floats). The caller has validated size and finiteness."""
-    child_ob[KEY]["joints"][name]["q"] = [float(x) for x in q] if type(q) is list else _floats(q)
+    child_ob[KEY]["joints"][name]["q"] = _floats(q)
 
 
 def remove_joint(child_ob, name: str) -> None:

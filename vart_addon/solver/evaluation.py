@@ -22,7 +22,9 @@ class Evaluation:
     def goal_errors(self, k: int) -> np.ndarray:
         """Error norm per goal of level ``k`` (in the order of ``GroupProblem.names[k]``)."""
         ge = self._goal_err[k]
-        if ge is None:
+        if ge is None and self._gp.n_goals[k] == 1:  # the level's norm is its goal's error
+            ge = self._goal_err[k] = np.array([self.measure[k]])
+        elif ge is None:
             gp = self._gp
             sl = gp.level_slices[k]
             ge = self._goal_err[k] = np.concatenate(
@@ -164,7 +166,6 @@ class GroupProblem:
             m = float(np.sqrt(e @ e))
             ev.measure.append(m)
             # Every goal's error is at most the level's norm: only a larger norm needs them.
-            ev.satisfied.append(m <= self.tol or (
-                self.n_goals[k] > 1 and bool(ev.goal_errors(k).max() <= self.tol)))
+            ev.satisfied.append(m <= self.tol or bool(ev.goal_errors(k).max() <= self.tol))
         ev.state = st if jac else None
         return ev

@@ -136,16 +136,18 @@ class JointType:
         k = T.shape[0]
         p, R = T[:, :3, 3], T[:, :3, :3]
         rows, jac = [], []
+        dp = _dp_dxi(p) if jacobian and (self.constrained_axes or self.helical) else None
         if self.constrained_axes:
             every = len(self.constrained_axes) == 3  # all of p: no gather
             rows.append(p.copy() if every else p[:, self._ca])
             if jacobian:
-                jac.append(_dp_dxi(p) if every else _dp_dxi(p)[:, self._ca])
+                jac.append(dp if every else dp[:, self._ca])
         if self.helical:
             th, dth = _fit_rz(R, p, pitch, True)
             pt = np.broadcast_to(pitch, (k,))[:, None] / TWO_PI
             rows.append(p[:, 2:3] - pt * th[:, None])
-            jac.append(_dp_dxi(p)[:, 2:3] - pt[:, :, None] * dth[:, None, :])
+            if jacobian:
+                jac.append(dp[:, 2:3] - pt[:, :, None] * dth[:, None, :])
         if self.rot == "none":
             w = se3.so3_log(R)
             rows.append(w)

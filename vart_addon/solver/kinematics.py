@@ -81,13 +81,10 @@ class _OneAxis:
             A[back, k] = sgn * (Fc[back] @ P @ Fp_inv[back])  # M^-1: theta, d -> -theta, -d
         self.A = A.reshape(len(joints), 4, 16)
         # The moving ones, for the twists: q column, the joint's parent link, Fp's z and origin.
-        moving = [(j, c) for b in batches if b.jtype.dof
-                  for j, c in zip(b.joints, b.q_idx[:, 0])]
-        self.cols = np.array([c for _, c in moving], dtype=int)
-        self.jparent_idx = np.array([b.jparent_idx[i] for b in batches if b.jtype.dof
-                                     for i in range(len(b.joints))], dtype=int)
-        self.Fp_zo = np.stack([j.T_parent_mob[:, 2:4] for j, _ in moving]) if moving else None
         mv = np.concatenate([np.full(len(b.joints), b.jtype.dof > 0) for b in batches])
+        self.cols = self.q_idx[mv]
+        self.jparent_idx = np.concatenate([b.jparent_idx for b in batches])[mv]
+        self.Fp_zo = Fp[mv][:, :, 2:4].copy() if mv.any() else None
         self.m_rot, self.m_lead = self.rot[mv][:, None], self.lead[mv][:, None]
         self.all_rot = bool((self.m_rot == 1).all() and (self.m_lead == 0).all())
         k = len(self.cols)  # the rows of S^T they fill: a slice when they are 0..k-1 in order

@@ -383,18 +383,12 @@ class Solver:
             if k == G.POTENTIAL:
                 lv.error += ev.measure[k]
             else:
-                m = ev.measure[k]
-                lv.error = math.hypot(lv.error, m)
-                if gp.n_goals[k] == 1:  # its error is the level's
-                    lv.max_goal_error = max(lv.max_goal_error, m)
-                    if m > self.settings.tol:
-                        lv.unmet += gp.names[k]
-                else:
-                    ge = ev.goal_errors(k)
-                    lv.max_goal_error = max(lv.max_goal_error, float(ge.max(initial=0.0)))
-                    if not ev.satisfied[k]:
-                        lv.unmet += [nm for nm, e in zip(gp.names[k], ge.tolist())
-                                     if e > self.settings.tol]
+                lv.error = math.hypot(lv.error, ev.measure[k])
+                ge = ev.goal_errors(k)
+                lv.max_goal_error = max(lv.max_goal_error, float(ge.max(initial=0.0)))
+                if not ev.satisfied[k]:
+                    lv.unmet += [nm for nm, e in zip(gp.names[k], ge.tolist())
+                                 if e > self.settings.tol]
             lv.satisfied &= ev.satisfied[k]
             lv.iterations = max(lv.iterations, first_ok[k] if first_ok[k] is not None else it)
             lv.ms = ms
