@@ -53,6 +53,13 @@ def test_hat_is_cross_product_and_vee_inverts_it(a, b):
     assert np.array_equal(se3.hat(a).T, -se3.hat(a))
 
 
+@FAST
+@given(vec3, vec3, vec3)
+def test_batched_cross_matches_numpy(a, b, c):
+    A, B = np.array([a, b, c]), np.array([b, c, a])
+    np.testing.assert_allclose(se3.cross(A, B), np.cross(A, B), atol=1e-12)
+
+
 # ---- exp / log round trips -----------------------------------------------------------------
 @pytest.mark.parametrize("angle", [0.0, 1e-12, 1e-9, 3e-9, 1e-8, 1e-7, 1e-6, 1e-5, 9.99e-5,
                                    1e-4, 1.0001e-4, 1e-3])

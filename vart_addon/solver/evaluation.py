@@ -8,6 +8,8 @@ scale of the potential rows (``potential_scale``).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import goals as G
@@ -54,6 +56,10 @@ class GroupProblem:
         n_dof = model.n_dof
         self.all_cols = len(self.cols) == n_dof and np.array_equal(self.cols, np.arange(n_dof))
         self._empty = (np.zeros(0), np.zeros((0, len(self.cols))))
+        # An evaluation's per-level lists start as those of a level without goals.
+        self._blank_levels = [self._empty] * 6
+        self._blank_levels_nojac = [(self._empty[0], None)] * 6
+        self._blank_goal_err = [None if a else self._empty[0] for a in self.active]
         self.last: Evaluation | None = None
         self.potential_scale = 1.0  # adaptive multiplier of tau (see potential_rows)
         self.mu = np.zeros(6)  # Levenberg-Marquardt damping per level (adapted by gain ratio)
@@ -138,34 +144,29 @@ class GroupProblem:
                     for i, b in enumerate(self.batches)]
         ev = Evaluation()
         ev.q, ev.rows, ev._gp = q, rows, self
-        ev.levels, ev.measure, ev.satisfied = [], [], []
-        ev._goal_err = [None] * 6
-        for k, sl in enumerate(self.level_slices):
-            part = rows[sl]
-            if not part:
-                ev.levels.append(self._empty if jac else (self._empty[0], None))
-                ev.measure.append(0.0)
-                ev._goal_err[k] = self._empty[0]
-                ev.satisfied.append(True)
-                continue
+        ev.levels = list(self._blank_levels if jac else self._blank_levels_nojac)
+        ev.measure, ev.satisfied = [0.0] * 6, [True] * 6
+        ev._goal_err = list(self._blank_goal_err)
+        for k in self.active_levels:
+            part = rows[self.level_slices[k]]
             if len(part) == 1:
                 e, J = part[0][0], part[0][1]
             else:
                 e = np.concatenate([r[0] for r in part])
                 J = np.concatenate([r[1] for r in part]) if jac else None
-            ev.levels.append((e, J))
+            ev.levels[k] = (e, J)
             if k == G.POTENTIAL:
                 energy = 0.0
-                for b, r in zip(self.batches[sl], part):
+                for b, r in zip(self.batches[self.level_slices[k]], part):
                     energy += b.energy(st) if isinstance(b, G.GravityBatch) else \
                         0.5 * float(r[0] @ r[0]) / self.spec.tau
-                ev.measure.append(energy)
+                ev.measure[k] = energy
                 ev._goal_err[k] = self._empty[0]
-                ev.satisfied.append(False)
+                ev.satisfied[k] = False
                 continue
-            m = float(np.sqrt(e @ e))
-            ev.measure.append(m)
+            m = math.sqrt(e @ e)
+            ev.measure[k] = m
             # Every goal's error is at most the level's norm: only a larger norm needs them.
-            ev.satisfied.append(m <= self.tol or bool(ev.goal_errors(k).max() <= self.tol))
+            ev.satisfied[k] = m <= self.tol or bool(ev.goal_errors(k).max() <= self.tol)
         ev.state = st if jac else None
         return ev

@@ -155,7 +155,10 @@ class ConfigBatch(Batch):
 
     def refresh(self):
         """Re-read the goal values (``joint.<attr>``, e.g. ``target_q``) from the joints."""
-        self.goal = np.stack([getattr(j, self.attr) for j in self.joints])
+        if len(self.joints) == 1:  # one joint (a drag target): its vector as a 1-row view
+            self.goal = np.asarray(getattr(self.joints[0], self.attr), dtype=float)[None]
+        else:
+            self.goal = np.stack([getattr(j, self.attr) for j in self.joints])
         jt = self.cfg.jt
         self.R_goal = None
         if self.use_rot and not self.cfg.tree:

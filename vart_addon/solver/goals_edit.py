@@ -76,7 +76,7 @@ def _target(lk, j, q, mask):
         raise VartError(f"{j.label()}: target mask needs {j.dof} values, got {m.size}")
     if not m.any():
         raise VartError(f"{j.label()}: target mask selects no degree of freedom")
-    same_goal_set = j.target_q is not None and np.array_equal(j.target_mask, m)
+    same_goal_set = j.target_q is not None and j.target_mask.tolist() == m.tolist()
     j.target_q, j.target_mask = qv, m
     lk.touch_values() if same_goal_set else lk.touch_goals()
 
@@ -165,7 +165,9 @@ def clear_mimic(lk: Linkage, name: str):
 
 
 def _pose_q(T: np.ndarray) -> np.ndarray:
-    return np.concatenate([T[:3, 3], se3.so3_log(T[:3, :3])])
+    q = np.empty(6)
+    q[:3], q[3:] = T[:3, 3], se3.so3_log(T[:3, :3])
+    return q
 
 
 __all__ = ["lock_joint", "lock_link", "unlock_joint", "unlock_link", "set_target",

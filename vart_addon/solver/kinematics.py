@@ -17,6 +17,8 @@ fused pass (:class:`_OneAxis`), the other types one numpy call per type.
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from . import se3
@@ -107,7 +109,7 @@ class _OneAxis:
             return
         zo = T_world[self.jparent_idx, :3, :] @ self.Fp_zo  # (k, 3, 2): axis z, origin o
         z = zo[:, :, 0]
-        oxz = (se3.hat(zo[:, :, 1]) @ zo[:, :, :1])[:, :, 0]  # o x z
+        oxz = se3.cross(zo[:, :, 1], z)  # o x z
         rows = self.rows
         if self.all_rot:
             St[rows, :3] = oxz
@@ -153,6 +155,7 @@ class TreeModel:
             offset += e.dof
         self.n_dof = offset
         self._fk_q = self._fk_T = None
+        self._q_base = self._q_views = None  # see q_to_joints
         self._moving = [(e, self.dof_slices[id(e)]) for e in self.edges[1:] if e.dof]
         # After r rounds of pointer jumping each link's product spans 2**r tree edges.
         self.rounds = int(np.ceil(np.log2(max(depth.max(), 1))))
@@ -185,17 +188,25 @@ class TreeModel:
 
     # ---- configuration vector ---------------------------------------------------------
     def q_from_joints(self) -> np.ndarray:
-        """The flat configuration vector gathered from the tree joints' ``q``."""
+        """The flat configuration vector gathered from the tree joints' ``q`` (a new array).
+        While every joint still holds the view :meth:`q_to_joints` gave it, that vector is
+        current (in-place edits of a view write through to it) and is copied whole."""
         if not self._moving:
             return np.zeros(0)
-        return np.concatenate([e.q for e, _ in self._moving]).astype(float)
+        qs = [e.q for e, _ in self._moving]
+        if self._q_views is not None and all(map(operator.is_, qs, self._q_views)):
+            return self._q_base.copy()
+        return np.concatenate(qs).astype(float)
 
     def q_to_joints(self, q: np.ndarray):
         """Write a flat configuration vector back into the tree joints' ``q`` (each gets a
         view of one private copy of ``q``)."""
         q = np.array(q, dtype=float)
+        views = []
         for e, sl in self._moving:
-            e.q = q[sl]
+            e.q = v = q[sl]
+            views.append(v)
+        self._q_base, self._q_views = q, views
 
     def slice_of(self, joint) -> slice:
         """The DoF columns of a tree joint."""

@@ -125,7 +125,11 @@ def prioritized_step(levels, n: int, sigma0: float = 1e-3, lambda_max: float = 0
 def stacked_step(levels, n: int, sigma0: float = 1e-3):
     """The prioritized step computed as the minimum-norm solution of all levels stacked, or
     None when the stack is not provably well conditioned (then no level may be skipped;
-    use :func:`prioritized_step`). Structurally zero rows are dropped, as there."""
+    use :func:`prioritized_step`). Structurally zero rows are dropped, as there.
+
+    The proof is a Cholesky factorization of ``G - sigma0^2 I`` (G the stack's Gram matrix):
+    it exists exactly when every eigenvalue of G is above sigma0^2. It and one linear solve
+    cost a third of an inverse."""
     used = [(J, r) for J, r in levels if J.shape[0]]
     if not used:
         return np.zeros(n)
@@ -140,8 +144,12 @@ def stacked_step(levels, n: int, sigma0: float = 1e-3):
         if not keep.any():
             return np.zeros(n)
         J, r = J[keep], r[keep]
-    if J.shape[0] > n:  # more rows than DoF: some level cannot be met exactly
+    m = J.shape[0]
+    if m > n:  # more rows than DoF: some level cannot be met exactly
         return None
     G = J @ J.T
-    Ginv = _plain_inverse(G, sigma0 * sigma0)
-    return None if Ginv is None else J.T @ (Ginv @ r)
+    try:
+        np.linalg.cholesky(G - (sigma0 * sigma0) * np.eye(m))
+    except _LinAlgError:
+        return None
+    return J.T @ np.linalg.solve(G, r)

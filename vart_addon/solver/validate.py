@@ -1,12 +1,13 @@
 """Input checks shared by the solver's API: each returns a clean numpy value or raises VartError."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import se3
 from .errors import VartError
 
-_EYE3 = np.eye(3)
 _LAST_ROW = np.array([0.0, 0.0, 0.0, 1.0])
 
 
@@ -44,31 +45,37 @@ def vec(value, size: int, what: str, inf_ok: bool = False) -> np.ndarray:
         raise VartError(f"{what}: expected {size} numbers, got {value!r}") from None
     if v.size != size:
         raise VartError(f"{what}: expected {size} values, got {v.size}")
-    if np.isnan(v).any() or (not inf_ok and not np.isfinite(v).all()):
-        raise VartError(f"{what}: must be finite, got {v.tolist()}")
+    vals = v.tolist()
+    if not all(map(math.isfinite, vals)) and (not inf_ok or any(x != x for x in vals)):
+        raise VartError(f"{what}: must be finite, got {vals}")
     return v
 
 
 def pose(value, what: str, tol: float = 1e-6) -> np.ndarray:
-    """A 4x4 rigid transform (orthonormal rotation within ``tol``), re-orthonormalized."""
+    """A 4x4 rigid transform (orthonormal rotation within ``tol``), re-orthonormalized.
+
+    The checks run on plain floats: a drag sets a target pose every frame."""
     try:
         T = np.array(value, dtype=float)
     except (TypeError, ValueError):
         raise VartError(f"{what}: expected a 4x4 matrix") from None
     if T.shape != (4, 4):
         raise VartError(f"{what}: expected a 4x4 matrix, got shape {T.shape}")
-    if not np.isfinite(T).all():
+    rows = T.tolist()
+    if not all(map(math.isfinite, rows[0] + rows[1] + rows[2] + rows[3])):
         raise VartError(f"{what}: must be finite")
-    R = T[:3, :3]
-    dev = np.abs(R.T @ R - _EYE3).max()
-    (a, b, c), (d, e, f), (g, h, i) = R.tolist()
+    (a, b, c, _), (d, e, f, _), (g, h, i, _), last = rows
+    dev = max(abs(a * a + d * d + g * g - 1.0), abs(b * b + e * e + h * h - 1.0),
+              abs(c * c + f * f + i * i - 1.0), abs(a * b + d * e + g * h),
+              abs(a * c + d * f + g * i), abs(b * c + e * f + h * i))  # of R^T R - I
     det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
-    if dev > tol or det < 0 or np.abs(T[3] - _LAST_ROW).max() > tol:
+    off = max(abs(last[0]), abs(last[1]), abs(last[2]), abs(last[3] - 1.0))
+    if dev > tol or det < 0 or off > tol:
         raise VartError(f"{what}: not a rigid transform (rotation must be orthonormal, "
                         "last row 0 0 0 1)")
-    out = np.eye(4)
-    # exp(log(R)) is a rotation within the input's own error of R (float32 matrices from
-    # Blender are ~1e-7 off); cheaper than the SVD of the nearest rotation, and as good here.
-    out[:3, :3] = R if dev < 1e-15 else se3.so3_exp(se3.so3_log(R))
-    out[:3, 3] = T[:3, 3]
-    return out
+    T[3] = _LAST_ROW
+    if dev >= 1e-15:
+        # exp(log(R)) is a rotation within the input's own error of R (float32 matrices from
+        # Blender are ~1e-7 off); cheaper than the SVD of the nearest rotation, and as good.
+        T[:3, :3] = se3.so3_exp(se3.so3_log(T[:3, :3]))
+    return T
