@@ -323,14 +323,12 @@ def _fit_rz(R: np.ndarray, p: np.ndarray, pitch, helical: bool):
     return th, dth
 
 
-# Linear maps of e = R z used by _swing: w = (-e_y, e_x); wt = (-e_y, e_x, 0);
-# B = [[e_z, 0, -e_x], [0, e_z, -e_y]] (the derivative of w under a rotation, see _swing).
-_SW_W = np.array([[0.0, 1.0], [-1.0, 0.0], [0.0, 0.0]])
-_SW_WT = np.array([[0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
-_SW_B = np.zeros((3, 2, 3))
-_SW_B[2, 0, 0] = _SW_B[2, 1, 1] = 1.0
-_SW_B[0, 0, 2] = _SW_B[1, 1, 2] = -1.0
-_SW_B = _SW_B.reshape(3, 6)
+# The linear maps of e = R z used by _swing, as one product e @ _SW_WB: the first two columns
+# give w = (-e_y, e_x), the other six B = [[e_z, 0, -e_x], [0, e_z, -e_y]] row-major (the
+# derivative of w under a rotation, see _swing).
+_SW_WB = np.zeros((3, 8))
+_SW_WB[[1, 0], [0, 1]] = -1.0, 1.0
+_SW_WB[[2, 2, 0, 1], [2, 6, 4, 7]] = 1.0, 1.0, -1.0, -1.0
 
 
 def _swing_coeffs(ang, s, ez):
@@ -365,25 +363,28 @@ def _swing(R: np.ndarray):
     ``r = (a / sin a) * (-e_y, e_x)`` with ``e = R z`` and ``a`` the angle between z and e;
     its norm is the tilt angle a (rad). At an exact flip (a = pi) it returns (pi, 0).
     Under a rotation dw, ``de = dw x e``: d(-e_y, e_x) = B dw, and with |e| = 1 the sine
-    ``s = |(e_x, e_y)|`` changes by ``ds = e_z da`` where ``s da = wt . dw``; so
+    ``s = |(e_x, e_y)|`` changes by ``ds = e_z da`` where ``s da = wt . dw`` with
+    ``w = (-e_y, e_x)`` and ``wt = (w, 0)``; so
     ``dr = phi B dw + (dphi/da) (w / s) (wt . dw) / s``.
     """
     k = R.shape[0]
     e = R[:, :, 2]
-    w = e @ _SW_W
+    WB = e @ _SW_WB  # (-e_y, e_x), then B row-major
+    w = WB[:, :2]
     s = np.hypot(w[:, 0], w[:, 1])
     ez = e[:, 2]
     ang = np.arctan2(s, ez)
-    flip = (s <= 1e-300) & (ez < 0)  # z turned exactly onto -z: no swing direction
-    any_flip = flip.any()
+    flip = (s <= 1e-300) & (ez < 0) if ez.min() < 0 else None  # z turned exactly onto -z
+    any_flip = flip is not None and bool(flip.any())
     phi, c = _swing_coeffs(ang, np.where(flip, 1.0, s) if any_flip else s, ez)
     r = phi * w
     if any_flip:
         r[flip] = (np.pi, 0.0)
         c = np.where(flip[:, None], 0.0, c)
     J = np.zeros((k, 2, 6))
-    J[:, :, 3:] = (phi * (e @ _SW_B)).reshape(k, 2, 3) + \
-        (c * w)[:, :, None] * (e @ _SW_WT)[:, None, :]
+    held = isinstance(phi, float) and phi == 1.0  # the exact constants of a held closure
+    J[:, :, 3:] = (WB[:, 2:] if held else phi * WB[:, 2:]).reshape(k, 2, 3)
+    J[:, :, 3:5] += (c * w)[:, :, None] * w[:, None, :]  # (c w) wt^T, wt = (w, 0)
     return r, J
 
 

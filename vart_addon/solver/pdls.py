@@ -129,7 +129,8 @@ def stacked_step(levels, n: int, sigma0: float = 1e-3):
 
     The proof is a Cholesky factorization of ``G - sigma0^2 I`` (G the stack's Gram matrix):
     it exists exactly when every eigenvalue of G is above sigma0^2. It and one linear solve
-    cost a third of an inverse."""
+    cost about two thirds of an inverse on small stacks (24 rows: 23 against 34 us), the same
+    on large ones (186 rows)."""
     used = [(J, r) for J, r in levels if J.shape[0]]
     if not used:
         return np.zeros(n)
@@ -148,8 +149,10 @@ def stacked_step(levels, n: int, sigma0: float = 1e-3):
     if m > n:  # more rows than DoF: some level cannot be met exactly
         return None
     G = J @ J.T
+    shifted = G.copy()
+    shifted.flat[::m + 1] -= sigma0 * sigma0
     try:
-        np.linalg.cholesky(G - (sigma0 * sigma0) * np.eye(m))
+        np.linalg.cholesky(shifted)
     except _LinAlgError:
         return None
     return J.T @ np.linalg.solve(G, r)
