@@ -4,7 +4,6 @@ URDF cannot say; and round trips (import -> export -> read / import again) that 
 kinematics: link poses equal for random configurations."""
 from __future__ import annotations
 
-import math
 import os
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from vart_addon.io_urdf.exporter import export_urdf
 from vart_addon.io_urdf.importer import import_urdf
 from vart_addon.solver import se3, urdf
 from vart_addon.solver.urdf_linkage import linkage_from_urdf
+from urdf_random import random_q  # tests/helpers
 
 DATA = Path(__file__).parent / "data"
 ARM6 = DATA / "arm6" / "arm6.urdf"
@@ -36,29 +36,6 @@ def rigid(ob):
     M = np.array(ob.matrix_world, dtype=float)
     M[:3, :3] /= np.linalg.norm(M[:3, :3], axis=0)
     return M
-
-
-def random_q(robot, rng):
-    """Random values of the non-mimic joints, within limits (4x4 for floating and planar)."""
-    q = {}
-    for j in robot.joints:
-        if j.mimic is not None or j.type == "fixed":
-            continue
-        if j.type in ("revolute", "prismatic") and j.limit is not None:
-            q[j.name] = float(rng.uniform(j.limit.lower, j.limit.upper))
-        elif j.type in ("revolute", "continuous"):
-            q[j.name] = float(rng.uniform(-math.pi, math.pi))
-        elif j.type == "prismatic":
-            q[j.name] = float(rng.uniform(-1, 1))
-        elif j.type == "floating":
-            q[j.name] = se3.make_pose(se3.so3_exp(rng.uniform(-2, 2, 3)), rng.uniform(-1, 1, 3))
-        elif j.type == "planar":
-            M = np.eye(4)
-            M[:3, :3] = urdf.axis_angle_matrix(j.axis, float(rng.uniform(-3, 3)))
-            t = rng.uniform(-1, 1, 3)
-            M[:3, 3] = t - np.dot(t, j.axis) * np.array(j.axis)
-            q[j.name] = M
-    return q
 
 
 def set_configuration(scene, imported, q):

@@ -18,6 +18,7 @@ from vart_addon.io_urdf import IoError, stl
 from vart_addon.io_urdf.importer import MISSING_KEY, SOURCE_KEY, import_urdf
 from vart_addon.solver import se3, urdf
 from vart_addon.solver.urdf_linkage import linkage_from_urdf
+from urdf_random import random_q  # tests/helpers
 
 DATA = Path(__file__).parent / "data"
 ARM6 = DATA / "arm6" / "arm6.urdf"
@@ -36,37 +37,6 @@ def rigid(ob):
     M = np.array(ob.matrix_world, dtype=float)
     M[:3, :3] /= np.linalg.norm(M[:3, :3], axis=0)
     return M
-
-
-def random_q(robot, rng):
-    """Random URDF values: within limits (mimic followers too), 4x4 motions for floating and
-    planar joints."""
-    while True:
-        q = {}
-        for j in robot.joints:
-            if j.mimic is not None or j.type == "fixed":
-                continue
-            if j.type in ("revolute", "prismatic") and j.limit is not None:
-                q[j.name] = float(rng.uniform(j.limit.lower, j.limit.upper))
-            elif j.type in ("revolute", "continuous"):
-                q[j.name] = float(rng.uniform(-math.pi, math.pi))
-            elif j.type == "prismatic":
-                q[j.name] = float(rng.uniform(-1, 1))
-            elif j.type == "floating":
-                q[j.name] = se3.make_pose(se3.so3_exp(rng.uniform(-2, 2, 3)), rng.uniform(-1, 1, 3))
-            elif j.type == "planar":
-                A = np.eye(4)
-                A[:3, :3] = urdf.axis_angle_matrix(j.axis, 0.0)
-                t = rng.uniform(-1, 1, 3)
-                t -= np.dot(t, j.axis) * np.array(j.axis)
-                M = np.eye(4)
-                M[:3, :3] = urdf.axis_angle_matrix(j.axis, float(rng.uniform(-3, 3)))
-                M[:3, 3] = t
-                q[j.name] = M
-        vals = urdf.joint_values(robot, q)
-        if all(j.limit is None or j.type != "revolute" and j.type != "prismatic"
-               or j.limit.lower <= vals[j.name] <= j.limit.upper for j in robot.joints):
-            return q
 
 
 def set_configuration(scene, imported, q):

@@ -1,4 +1,5 @@
-"""Tests of the URDF format layer (vart_addon/solver/urdf.py, urdf_model.py).
+"""Tests of the URDF format layer (vart_addon/solver/urdf.py; the model in urdf_base.py,
+urdf_geometry.py, urdf_model.py, urdf_kinematics.py).
 
 scipy is used only as an independent reference: ``Rotation.from_euler('xyz', [r, p, y])``
 (lower case = extrinsic, i.e. fixed axes) is URDF's rpy, ``Rotation.from_rotvec`` a rotation

@@ -4,7 +4,7 @@ at its root (not one per link)."""
 import numpy as np
 
 from vart_addon.solver import Linkage, se3, urdf
-from vart_addon.solver.urdf_linkage import urdf_from_linkage, urdf_joint_values
+from vart_addon.solver.urdf_linkage_export import urdf_from_linkage, urdf_joint_values
 
 
 def pose(rv, t):

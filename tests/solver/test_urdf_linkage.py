@@ -1,4 +1,4 @@
-"""URDF <-> vart linkage (vart_addon/solver/urdf_linkage.py).
+"""URDF <-> vart linkage (vart_addon/solver/urdf_linkage.py, urdf_linkage_export.py).
 
 The reference is always the URDF layer's own forward kinematics, ``urdf.link_poses``, which
 shares no code with vart's :mod:`kinematics`.
@@ -17,9 +17,9 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from vart_addon.solver import Linkage, Settings, Solver, VartError, urdf  # noqa: E402
-from vart_addon.solver.urdf_linkage import (  # noqa: E402
-    align_z, linkage_from_urdf, urdf_from_linkage, urdf_joint_values,
-)
+from vart_addon.solver.urdf_linkage import align_z, linkage_from_urdf  # noqa: E402
+from vart_addon.solver.urdf_linkage_export import urdf_from_linkage, urdf_joint_values  # noqa: E402
+from urdf_random import random_q  # noqa: E402  (tests/helpers)
 
 DATA = REPO / "tests" / "solver" / "data" / "urdf"
 PROBLEMS = REPO.parent / "shared" / "bench" / "problems"
@@ -34,30 +34,6 @@ def robot_of(path):
     if path not in _CACHE:
         _CACHE[path] = urdf.read_urdf(path)
     return _CACHE[path]
-
-
-def random_q(robot, rng):
-    """Random values within limits, also for the mimic joints that follow them."""
-    while True:
-        q = _random_q(robot, rng)
-        vals = urdf.joint_values(robot, q)
-        if all(j.limit is None or j.type == "continuous" or vals[j.name] is None
-               or j.limit.lower <= vals[j.name] <= j.limit.upper for j in robot.joints):
-            return q
-
-
-def _random_q(robot, rng):
-    q = {}
-    for j in robot.joints:
-        if j.mimic is not None:
-            continue
-        if j.type in ("revolute", "prismatic") and j.limit is not None:
-            q[j.name] = float(rng.uniform(j.limit.lower, j.limit.upper))
-        elif j.type in ("revolute", "continuous"):
-            q[j.name] = float(rng.uniform(-4, 4))
-        elif j.type == "prismatic":
-            q[j.name] = float(rng.uniform(-1, 1))
-    return q
 
 
 def random_pose(rng):

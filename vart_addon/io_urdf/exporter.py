@@ -3,8 +3,8 @@
 What is written (:func:`export_urdf`):
 
 - the real links and real joints, through
-  :func:`~vart_addon.solver.urdf_linkage.urdf_from_linkage` (virtual links and joints are left
-  out; a real joint URDF cannot express, a closure, a link not connected to the others... is
+  :func:`~vart_addon.solver.urdf_linkage_export.urdf_from_linkage` (virtual links and joints are
+  left out; a real joint URDF cannot express, a closure, a link not connected to the others... is
   rewritten or left out with a warning, returned to the caller);
 - a link's geometry is the evaluated mesh (modifiers applied) of the link object itself, when
   it has geometry, and of every Blender descendant that is not itself a link (the descendants
@@ -39,7 +39,7 @@ from ..bridge import schema as S
 from ..bridge.errors import BridgeError
 from ..bridge.scene import SceneBridge
 from ..solver import VartError, urdf
-from ..solver.urdf_linkage import urdf_from_linkage
+from ..solver.urdf_linkage_export import urdf_from_linkage
 from . import mesh_files, stl
 from .errors import IoError
 from .importer import MISSING_KEY, SOURCE_KEY

@@ -18,9 +18,11 @@ Modules:
   Linkage methods);
 - :mod:`.kinematics` (vectorized FK), :mod:`.topology` (solve groups), :mod:`.goals`,
   :mod:`.evaluation` (a group's goals at a configuration), :mod:`.pdls`, :mod:`.solver` (the loop);
-- :mod:`.urdf` (format layer) and :mod:`.urdf_linkage`; :mod:`.trajectory` and
-  :mod:`.trajectory_io` (joint trajectories: decimation, limits, CSV, ROS JSON, Klampt path);
-  :mod:`.atomic` (atomic file writes).
+- :mod:`.urdf` (format layer; the model in :mod:`.urdf_base`, :mod:`.urdf_geometry`,
+  :mod:`.urdf_model`, :mod:`.urdf_kinematics`), :mod:`.urdf_linkage` (URDF to linkage) and
+  :mod:`.urdf_linkage_export` (linkage to URDF); :mod:`.trajectory` and :mod:`.trajectory_io`
+  (joint trajectories: decimation, limits, CSV, ROS JSON, Klampt path); :mod:`.atomic` (atomic
+  file writes).
 """
 from . import editing as _editing
 from .errors import VartError

@@ -1,4 +1,5 @@
-"""URDF format layer: read and write URDF files to and from the model in :mod:`.urdf_model`.
+"""URDF format layer: read and write URDF files to and from the model of :mod:`.urdf_base`,
+:mod:`.urdf_geometry`, :mod:`.urdf_model` and :mod:`.urdf_kinematics` (re-exported here).
 
 Pure Python: ``xml.etree.ElementTree`` and numpy only. No kinematics solver here, just the file.
 
@@ -25,11 +26,17 @@ import xml.etree.ElementTree as ET
 from typing import Optional, Union
 
 from .atomic import write_atomic
-from .urdf_model import (  # noqa: F401  (re-exported: this module is the public entry point)
-    GEOMETRY_TYPES, INERTIA_KEYS, JOINT_TYPES, ONE_DOF_TYPES, Box, Collision, Cylinder, Dynamics,
-    Geometry, Inertial, Joint, Limit, Link, Material, Mesh, Mimic, Origin, Robot, Sphere, UrdfError,
-    Visual, axis_angle_matrix, context, joint_motion, joint_values, link_poses, matrix_to_rpy,
-    rpy_to_matrix,
+# re-exported: this module is the public entry point of the URDF model
+from .urdf_base import (  # noqa: F401
+    Origin, UrdfError, axis_angle_matrix, context, matrix_to_rpy, rpy_to_matrix,
+)
+from .urdf_geometry import (  # noqa: F401
+    GEOMETRY_TYPES, INERTIA_KEYS, Box, Collision, Cylinder, Geometry, Inertial, Material, Mesh,
+    Sphere, Visual,
+)
+from .urdf_kinematics import joint_motion, joint_values, link_poses  # noqa: F401
+from .urdf_model import (  # noqa: F401
+    JOINT_TYPES, ONE_DOF_TYPES, Dynamics, Joint, Limit, Link, Mimic, Robot,
 )
 
 __all__ = [
