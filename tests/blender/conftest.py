@@ -18,6 +18,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 # ---- the vart add-on registered from the repository (operator tests) -----------------------
 @pytest.fixture
+def scene():
+    """The factory settings' empty scene (no add-ons registered)."""
+    import bpy
+
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    return bpy.context.scene
+
+
+@pytest.fixture
 def vart_registered():
     """A factory-fresh empty scene with ``vart_addon`` registered (from the repository, not an
     installed zip). Teardown unregisters it and checks that nothing is left behind: no

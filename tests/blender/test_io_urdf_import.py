@@ -18,6 +18,7 @@ from vart_addon.io_urdf import IoError, stl
 from vart_addon.io_urdf.importer import MISSING_KEY, SOURCE_KEY, import_urdf
 from vart_addon.solver import se3, urdf
 from vart_addon.solver.urdf_linkage import linkage_from_urdf
+from blender_pose import rigid  # tests/helpers
 from urdf_random import random_q  # tests/helpers
 
 DATA = Path(__file__).parent / "data"
@@ -25,18 +26,6 @@ ARM6 = DATA / "arm6" / "arm6.urdf"
 ROVER = DATA / "rover" / "rover_description" / "urdf" / "rover.urdf"
 GANTRY = DATA / "gantry.urdf"
 BENCH = Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "problems"
-
-
-@pytest.fixture
-def scene():
-    bpy.ops.wm.read_factory_settings(use_empty=True)
-    return bpy.context.scene
-
-
-def rigid(ob):
-    M = np.array(ob.matrix_world, dtype=float)
-    M[:3, :3] /= np.linalg.norm(M[:3, :3], axis=0)
-    return M
 
 
 def set_configuration(scene, imported, q):
