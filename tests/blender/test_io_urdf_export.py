@@ -17,26 +17,13 @@ from vart_addon.io_urdf import IoError, stl
 from vart_addon.io_urdf.exporter import export_urdf
 from vart_addon.io_urdf.importer import import_urdf
 from vart_addon.solver import se3, urdf
-from vart_addon.solver.urdf_linkage import linkage_from_urdf
-from blender_pose import rigid  # tests/helpers
+from urdf_scene import rigid, set_configuration  # tests/helpers
 from urdf_random import random_q  # tests/helpers
 
 DATA = Path(__file__).parent / "data"
 ARM6 = DATA / "arm6" / "arm6.urdf"
 ROVER = DATA / "rover" / "rover_description" / "urdf" / "rover.urdf"
 GANTRY = DATA / "gantry.urdf"
-
-
-def set_configuration(scene, imported, q):
-    """URDF values ``q`` set through the bridge's linkage and written back."""
-    robot = imported.robot
-    bridge = SceneBridge(scene)
-    bridge.sync()
-    _, umap = linkage_from_urdf(robot)
-    for name, v in urdf.joint_values(robot, q).items():
-        if v is not None and robot.joint_by_name(name).type != "fixed":
-            bridge.linkage.set_q(imported.joints[name], umap.vart_q(name, v))
-    bridge.write_back()
 
 
 def same_kinematics(r1, r2, rng, n=5):

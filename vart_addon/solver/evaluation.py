@@ -59,7 +59,9 @@ class GroupProblem:
         # An evaluation's per-level lists start as those of a level without goals.
         self._blank_levels = [self._empty] * 6
         self._blank_levels_nojac = [(self._empty[0], None)] * 6
-        self._blank_goal_err = [None if a else self._empty[0] for a in self.active]
+        # Goal errors: computed on demand for levels with goals; potential has none.
+        self._blank_goal_err = [None if a and k != G.POTENTIAL else self._empty[0]
+                                for k, a in enumerate(self.active)]
         self.last: Evaluation | None = None
         self.potential_scale = 1.0  # adaptive multiplier of tau (see potential_rows)
         self.mu = np.zeros(6)  # Levenberg-Marquardt damping per level (adapted by gain ratio)
@@ -161,7 +163,6 @@ class GroupProblem:
                     energy += b.energy(st) if isinstance(b, G.GravityBatch) else \
                         0.5 * float(r[0] @ r[0]) / self.spec.tau
                 ev.measure[k] = energy
-                ev._goal_err[k] = self._empty[0]
                 ev.satisfied[k] = False
                 continue
             m = math.sqrt(e @ e)

@@ -165,9 +165,7 @@ def clear_mimic(lk: Linkage, name: str):
 
 
 def _pose_q(T: np.ndarray) -> np.ndarray:
-    q = np.empty(6)
-    q[:3], q[3:] = T[:3, 3], se3.so3_log(T[:3, :3])
-    return q
+    return np.concatenate([T[:3, 3], se3.so3_log(T[:3, :3])])
 
 
 __all__ = ["lock_joint", "lock_link", "unlock_joint", "unlock_link", "set_target",

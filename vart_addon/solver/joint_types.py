@@ -382,8 +382,7 @@ def _swing(R: np.ndarray):
         r[flip] = (np.pi, 0.0)
         c = np.where(flip[:, None], 0.0, c)
     J = np.zeros((k, 2, 6))
-    held = isinstance(phi, float) and phi == 1.0  # the exact constants of a held closure
-    J[:, :, 3:] = (WB[:, 2:] if held else phi * WB[:, 2:]).reshape(k, 2, 3)
+    J[:, :, 3:] = (phi * WB[:, 2:]).reshape(k, 2, 3)
     J[:, :, 3:5] += (c * w)[:, :, None] * w[:, None, :]  # (c w) wt^T, wt = (w, 0)
     return r, J
 
