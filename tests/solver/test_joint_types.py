@@ -218,6 +218,9 @@ def test_config_error_jacobian_matches_finite_differences(name, p, w, goal_seed,
         assume(np.linalg.norm(e[0, list(jt.w_idx)]) < PI - 0.1)
     np.testing.assert_allclose(J[0], fd_xi(lambda X: jt.config_error(X, q_goal, pitch)[0][0], T),
                                atol=2e-6)
+    e_only, none = jt.config_error(T, q_goal, pitch, jacobian=False)
+    assert none is None
+    np.testing.assert_array_equal(e_only, e)
     # At the goal itself the error vanishes.
     if jt.rz_idx < 0 or not jt.helical or pitch == 0:
         e0, _ = jt.config_error(jt.motion(q_goal, pitch), q_goal, pitch)
@@ -317,6 +320,12 @@ def test_single_joint_config_error_matches_the_batched_path(name, angle):
     two_e, two_J = jt.config_error(np.stack([T, np.eye(4)]), np.vstack([q_goal, q_goal]))
     np.testing.assert_allclose(one_e, two_e[:1], rtol=1e-13, atol=1e-15)
     np.testing.assert_allclose(one_J, two_J[:1], rtol=1e-13, atol=1e-15)
+    # Without the Jacobian (an evaluation that does not step): the same errors, no J.
+    for Ts, goal, e in ((T[None], q_goal, one_e), (np.stack([T, np.eye(4)]),
+                                                   np.vstack([q_goal, q_goal]), two_e)):
+        e_only, none = jt.config_error(Ts, goal, jacobian=False)
+        assert none is None
+        np.testing.assert_array_equal(e_only, e)
 
 
 def test_swing_rows_and_jacobian_at_every_branch_alone_and_mixed():

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.linalg import null_space, pinv
 
-from vart_addon.solver.pdls import prioritized_step, stacked_step
+from vart_addon.solver.pdls import prioritized_step, stacked, stacked_step
 
 
 def reference(levels, n):
@@ -120,3 +120,23 @@ def test_stacked_shortcut_drops_structurally_zero_rows():
     levels = [(J1, rng.standard_normal(5)), (rng.standard_normal((1, n)), np.ones(1))]
     np.testing.assert_allclose(stacked_step(levels, n), reference(levels, n), atol=1e-10)
     np.testing.assert_allclose(stacked_step(levels, n), prioritized_step(levels, n), atol=1e-12)
+
+
+def test_a_stacked_factorization_solves_other_right_hand_sides_exactly():
+    """What a simplified Newton step relies on: the factorization of one stack gives the
+    minimum-norm solution for the same rows with any other right-hand side (structurally zero
+    rows dropped: their entries are ignored)."""
+    rng = np.random.default_rng(13)
+    n = 9
+    J1 = np.vstack([rng.standard_normal((3, n)), np.zeros((1, n))])
+    J2 = rng.standard_normal((2, n))
+    st_ = stacked([(J1, np.zeros(4)), (J2, np.zeros(2))], n)
+    assert st_.n_rows == 6
+    stack = np.vstack([J1[:3], J2])
+    for _ in range(3):
+        rhs = rng.standard_normal(6)
+        dq = st_.solve(rhs)
+        np.testing.assert_allclose(dq, pinv(stack) @ np.delete(rhs, 3), atol=1e-12)
+        np.testing.assert_allclose(stack @ dq, np.delete(rhs, 3), atol=1e-12)
+    assert not stacked([(np.zeros((2, n)), np.ones(2))], n).solve(np.ones(2)).any()
+    assert not stacked([], n).solve(np.zeros(0)).any()

@@ -17,9 +17,11 @@ from . import goals as G
 
 class Evaluation:
     """One evaluation: per-batch rows, per-level (e, J), measures, satisfied; goal errors on
-    demand (:meth:`goal_errors`)."""
+    demand (:meth:`goal_errors`). Without ``has_jac`` the J are None until
+    :meth:`GroupProblem.jacobians` adds them (the world poses in ``state`` are kept for it)."""
 
-    __slots__ = ("q", "rows", "levels", "measure", "satisfied", "state", "_goal_err", "_gp")
+    __slots__ = ("q", "rows", "levels", "measure", "satisfied", "state", "motions", "has_jac",
+                 "_goal_err", "_gp")
 
     def goal_errors(self, k: int) -> np.ndarray:
         """Error norm per goal of level ``k`` (in the order of ``GroupProblem.names[k]``)."""
@@ -65,6 +67,7 @@ class GroupProblem:
         self.last: Evaluation | None = None
         self.potential_scale = 1.0  # adaptive multiplier of tau (see potential_rows)
         self.mu = np.zeros(6)  # Levenberg-Marquardt damping per level (adapted by gain ratio)
+        self.chord_pays = True  # simplified Newton steps are expected to finish (solver.py)
         self.value_batches = frozenset(i for i, b in enumerate(self.batches)
                                        if isinstance(b, G.ConfigBatch))
 
@@ -125,27 +128,45 @@ class GroupProblem:
             factor = min(max(-slope / (2 * curv) * shrink, 0.1), 10.0)
             self.potential_scale = min(max(self.potential_scale * factor, 1e-6), 1e6)
 
+    def _twists(self, T, q, motions) -> np.ndarray:
+        """The world twists ``S`` (6, group columns) at the poses ``T`` of ``q``."""
+        S = self.model.twists(T, q, motions)
+        return S if self.all_cols else S[:, self.cols]
+
+    def jacobians(self, ev: Evaluation) -> Evaluation:
+        """Add the Jacobians to ``ev`` (in place; nothing to do if it has them). The poses are
+        reused; the errors come out the same."""
+        if ev.has_jac:
+            return ev
+        st = ev.state
+        if st.S is None:
+            st.S = self._twists(st.T, ev.q, ev.motions)
+        ev.rows = rows = [b.rows(st, True) for b in self.batches]
+        levels = list(self._blank_levels)
+        for k in self.active_levels:
+            part = rows[self.level_slices[k]]
+            J = part[0][1] if len(part) == 1 else np.concatenate([r[1] for r in part])
+            levels[k] = (ev.levels[k][0], J)
+        ev.levels, ev.has_jac = levels, True
+        return ev
+
     def evaluate(self, q: np.ndarray, jac: bool, reuse: Evaluation | None = None,
                  dirty: frozenset = frozenset()) -> Evaluation:
-        """Rows of every goal at ``q``. With ``reuse`` (an evaluation at the same q, with
-        Jacobians), only the batches in ``dirty`` (goal values changed) are recomputed."""
-        m = self.model
+        """Rows of every goal at ``q``, with Jacobians if ``jac`` (else :meth:`jacobians`
+        adds them later if a step needs them). With ``reuse`` (an evaluation at the same q),
+        only the batches in ``dirty`` (goal values changed) are recomputed, and the result has
+        Jacobians if ``reuse`` had them."""
         if reuse is None:
-            if jac:
-                T, motions = m.fk(q, with_motion=True)
-                S = m.twists(T, q, motions)
-                if not self.all_cols:
-                    S = S[:, self.cols]
-            else:
-                T, S = m.fk(q), None
-            st = G.State(q, T, S)
+            T, motions = self.model.fk(q, with_motion=True)
+            st = G.State(q, T, self._twists(T, q, motions) if jac else None)
             rows = [b.rows(st, jac) for b in self.batches]
         else:
-            st = reuse.state
-            rows = [b.rows(st, True) if i in dirty else reuse.rows[i]
+            st, motions, jac = reuse.state, reuse.motions, reuse.has_jac
+            rows = [b.rows(st, jac) if i in dirty else reuse.rows[i]
                     for i, b in enumerate(self.batches)]
         ev = Evaluation()
         ev.q, ev.rows, ev._gp = q, rows, self
+        ev.state, ev.motions, ev.has_jac = st, motions, jac
         ev.levels = list(self._blank_levels if jac else self._blank_levels_nojac)
         ev.measure, ev.satisfied = [0.0] * 6, [True] * 6
         ev._goal_err = list(self._blank_goal_err)
@@ -169,5 +190,4 @@ class GroupProblem:
             ev.measure[k] = m
             # Every goal's error is at most the level's norm: only a larger norm needs them.
             ev.satisfied[k] = m <= self.tol or bool(ev.goal_errors(k).max() <= self.tol)
-        ev.state = st if jac else None
         return ev

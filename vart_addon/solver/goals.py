@@ -126,7 +126,7 @@ class _ConfigRows:
             J[rows, np.repeat(self.col_idx, d, axis=0).reshape(-1)] = Jt.reshape(-1)
             return e, J
         T_wm, T = self.rel.poses(state)
-        e, D = self.jt.config_error(T, goal, self.rel.pitch, R_goal, rot)
+        e, D = self.jt.config_error(T, goal, self.rel.pitch, R_goal, rot, jacobian=jac)
         return e, (self.rel.jacobian(D, T_wm, state) if jac else None)
 
 

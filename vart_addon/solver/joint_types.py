@@ -194,8 +194,9 @@ class JointType:
         return (q, J) if jacobian else q
 
     def config_error(self, T: np.ndarray, q_goal: np.ndarray, pitch=0.0, R_goal=None,
-                     rot: bool = True):
-        """Error (k, dof) of relative poses' fitted configuration to ``q_goal``, and d/d xi.
+                     rot: bool = True, jacobian: bool = True):
+        """Error (k, dof) of relative poses' fitted configuration to ``q_goal``, and d/d xi
+        (None without ``jacobian``).
 
         Scalars: ``fit - goal`` (a rotation about z is unwrapped to the turn nearest the goal,
         except for helical joints whose turn is known from p_z). Rotation vectors:
@@ -204,7 +205,7 @@ class JointType:
         """
         q_goal = _as_batch(q_goal, self.dof)
         if self.rot != "free":
-            q, J = self.fit(T, pitch, jacobian=True)
+            q, J = self.fit(T, pitch, jacobian=True) if jacobian else (self.fit(T, pitch), None)
             e = q - q_goal
             if self.rot == "z" and not self.helical:
                 i = self.rz_idx
@@ -213,38 +214,41 @@ class JointType:
         T = _as_pose_batch(T)
         k = T.shape[0]
         if k == 1:  # one joint (a dragged link's root joint): plain floats are cheaper
-            out = self._free_error_one(T, q_goal, R_goal, rot)
+            out = self._free_error_one(T, q_goal, R_goal, rot, jacobian)
             if out is not None:
                 return out
         p, R = T[:, :3, 3], T[:, :3, :3]
         e = np.zeros((k, self.dof))
-        J = np.zeros((k, self.dof, 6))
+        J = np.zeros((k, self.dof, 6)) if jacobian else None
         if self.trans_idx:
             ti, ta = self._ti, self._ta
             e[:, ti] = p[:, ta] - q_goal[:, ti]
-            J[:, ti] = _dp_dxi(p)[:, ta]
+            if jacobian:
+                J[:, ti] = _dp_dxi(p)[:, ta]
         if rot:
             w = slice(self.w_idx[0], self.w_idx[0] + 3)
             Rg = se3.so3_exp(q_goal[:, w]) if R_goal is None else R_goal
-            Rt = np.swapaxes(R, -1, -2)
             ew = se3.so3_log(np.swapaxes(Rg, -1, -2) @ R)
             e[:, w] = ew
-            J[:, w, 3:] = se3.so3_right_jacobian_inv(ew) @ Rt
+            if jacobian:
+                J[:, w, 3:] = se3.so3_right_jacobian_inv(ew) @ np.swapaxes(R, -1, -2)
         return e, J
 
-    def _free_error_one(self, T, q_goal, R_goal, rot):
+    def _free_error_one(self, T, q_goal, R_goal, rot, jacobian):
         """:meth:`config_error` of one joint with a free rotation, in plain floats; None near
         a rotation error of pi (the batched path handles it)."""
         (r00, r01, r02, px), (r10, r11, r12, py), (r20, r21, r22, pz) = T[0, :3, :].tolist()
         g = q_goal[0].tolist()
         p = (px, py, pz)
         e = [0.0] * self.dof
-        D = [[0.0] * 6 for _ in range(self.dof)]
-        minus_hat_p = ((0.0, pz, -py), (-pz, 0.0, px), (py, -px, 0.0))
         for i, a in zip(self.trans_idx, self.trans_axes):
             e[i] = p[a] - g[i]
-            D[i][a] = 1.0
-            D[i][3:] = minus_hat_p[a]
+        if jacobian:
+            D = [[0.0] * 6 for _ in range(self.dof)]
+            minus_hat_p = ((0.0, pz, -py), (-pz, 0.0, px), (py, -px, 0.0))
+            for i, a in zip(self.trans_idx, self.trans_axes):
+                D[i][a] = 1.0
+                D[i][3:] = minus_hat_p[a]
         if rot:
             w0 = self.w_idx[0]
             G = (se3.so3_exp(q_goal[0, w0:w0 + 3]) if R_goal is None else R_goal[0]).tolist()
@@ -254,11 +258,13 @@ class JointType:
             if ew is None:
                 return None
             e[w0:w0 + 3] = ew
+            if not jacobian:
+                return np.array([e]), None
             A = se3.so3_right_jacobian_inv_floats(ew)
             for i in range(3):  # the rows of J_r^-1(ew) @ R^T
                 Ai = A[i]
                 D[w0 + i][3:] = [Ai[0] * Rj[0] + Ai[1] * Rj[1] + Ai[2] * Rj[2] for Rj in R]
-        return np.array([e]), np.array([D])
+        return np.array([e]), (np.array([D]) if jacobian else None)
 
     def config_error_tree(self, q: np.ndarray, q_goal: np.ndarray):
         """For a tree joint: error (k, dof) of q to q_goal and its derivative d/d dq (k, dof, dof).

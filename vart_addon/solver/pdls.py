@@ -19,7 +19,7 @@ damping is needed. Only when it does not (near a singularity, or within a factor
 the several times slower eigendecomposition used, to find the smallest singular value and the
 rank.
 
-Shortcut (:func:`stacked_step`): when the Gram matrix of all levels stacked is provably well
+Shortcut (:func:`stacked`, :func:`stacked_step`): when the Gram matrix of all levels stacked is provably well
 conditioned (smallest eigenvalue above sigma0^2), the prioritized step *is* the minimum-norm
 solution of the stacked system: every row can be met exactly, both solutions lie in the row
 space of the stack, and there that solution is unique. No level needs damping then: by
@@ -122,29 +122,49 @@ def prioritized_step(levels, n: int, sigma0: float = 1e-3, lambda_max: float = 0
     return np.zeros(n) if dq is None else dq
 
 
-def stacked_step(levels, n: int, sigma0: float = 1e-3):
-    """The prioritized step computed as the minimum-norm solution of all levels stacked, or
-    None when the stack is not provably well conditioned (then no level may be skipped;
-    use :func:`prioritized_step`). Structurally zero rows are dropped, as there.
+class Stacked:
+    """All levels' rows stacked and proven well conditioned (see :func:`stacked`).
+
+    :meth:`solve` gives the prioritized step for any right-hand side of these rows: with the
+    rows of another configuration's errors it is a *simplified Newton* step, which reuses this
+    factorization instead of new Jacobians. ``n_rows``: the stack's rows before structurally
+    zero ones were dropped (a right-hand side must have that many)."""
+
+    __slots__ = ("J", "G", "keep", "n_rows", "n")
+
+    def __init__(self, J, G, keep, n_rows, n):
+        self.J, self.G, self.keep, self.n_rows, self.n = J, G, keep, n_rows, n
+
+    def solve(self, rhs: np.ndarray) -> np.ndarray:
+        """Minimum-norm ``dq`` (n,) with ``J dq = rhs`` (rhs: all ``n_rows`` rows, stacked)."""
+        if self.J is None:
+            return np.zeros(self.n)
+        r = rhs if self.keep is None else rhs[self.keep]
+        return self.J.T @ np.linalg.solve(self.G, r)
+
+
+def stacked(levels, n: int, sigma0: float = 1e-3) -> Stacked | None:
+    """The levels' Jacobians stacked, or None when the stack is not provably well conditioned
+    (then no level may be skipped: use :func:`prioritized_step`). Structurally zero rows are
+    dropped, as there. ``levels``: [(J (m, n), rhs), ...]; only the Jacobians are read.
 
     The proof is a Cholesky factorization of ``G - sigma0^2 I`` (G the stack's Gram matrix):
     it exists exactly when every eigenvalue of G is above sigma0^2. It and one linear solve
     cost about two thirds of an inverse on small stacks (24 rows: 23 against 34 us), the same
     on large ones (186 rows)."""
-    used = [(J, r) for J, r in levels if J.shape[0]]
-    if not used:
-        return np.zeros(n)
-    if len(used) == 1:
-        J, r = used[0]
-    else:
-        J, r = np.concatenate([J for J, _ in used]), np.concatenate([r for _, r in used])
+    Js = [J for J, _ in levels if J.shape[0]]
+    J = Js[0] if len(Js) == 1 else np.concatenate(Js) if Js else np.zeros((0, n))
+    n_rows = J.shape[0]
+    if not n_rows:
+        return Stacked(None, None, None, 0, n)
     norms = np.einsum("ij,ij->i", J, J)
     small = 1e-20 * max(1.0, norms.max())
+    keep = None
     if norms.min() <= small:
         keep = norms > small
         if not keep.any():
-            return np.zeros(n)
-        J, r = J[keep], r[keep]
+            return Stacked(None, None, None, n_rows, n)
+        J = J[keep]
     m = J.shape[0]
     if m > n:  # more rows than DoF: some level cannot be met exactly
         return None
@@ -155,4 +175,17 @@ def stacked_step(levels, n: int, sigma0: float = 1e-3):
         np.linalg.cholesky(shifted)
     except _LinAlgError:
         return None
-    return J.T @ np.linalg.solve(G, r)
+    return Stacked(J, G, keep, n_rows, n)
+
+
+def stack_rhs(levels) -> np.ndarray:
+    """The right-hand sides of ``levels`` stacked (the rows :meth:`Stacked.solve` takes)."""
+    rs = [r for J, r in levels if J.shape[0]]
+    return rs[0] if len(rs) == 1 else np.concatenate(rs) if rs else np.zeros(0)
+
+
+def stacked_step(levels, n: int, sigma0: float = 1e-3):
+    """The prioritized step computed as the minimum-norm solution of all levels stacked, or
+    None when the stack is not provably well conditioned (see :func:`stacked`)."""
+    st = stacked(levels, n, sigma0)
+    return None if st is None else st.solve(stack_rhs(levels))

@@ -13,6 +13,14 @@ One iteration:
    that a trial worsened gets Newton corrections on the levels down to it; an energy overshoot
    halves the step. Good gains relax the damping.
 
+Simplified Newton: when a step was the stacked shortcut over every level (all of them can be
+met exactly, :func:`.pdls.stacked`), later steps of the same solve may reuse its factorization
+with the new errors instead of new Jacobians: trial points are first evaluated without
+Jacobians, and such a step is taken only while it is expected to finish (its error times the
+last step's contraction below ``tol``) and must then remove nine tenths of the error, else the
+step is redone with the point's own Jacobians. A drag's correction after the first step then
+costs an evaluation without Jacobians instead of a full Newton step.
+
 It stops when every level is satisfied (or only potential/posture remain and ask for no
 motion), when an iteration improves no level by more than ``stall_tol`` (an over-constrained
 level has reached its least-squares compromise), or when a budget runs out.
@@ -28,7 +36,7 @@ import numpy as np
 
 from . import goals as G
 from .evaluation import GroupProblem, Evaluation
-from .pdls import prioritized_step, stacked_step
+from .stepper import Stepper
 from .topology import analyse
 
 
@@ -45,6 +53,7 @@ class Settings:
     lambda_max: float = 0.05
     max_halvings: int = 10
     max_corrections: int = 5
+    simplified_newton: bool = True  # reuse a stacked factorization (see the module doc)
 
 
 @dataclass
@@ -73,6 +82,7 @@ class SolveStatus:
     out_of_budget: bool = False
     groups: int = 0
     stuck: list = field(default_factory=list)
+    simplified: int = 0  # simplified Newton steps among the iterations and corrections
 
     @property
     def unmet(self) -> list:
@@ -83,6 +93,8 @@ class SolveStatus:
 
 
 _SOFT = (G.POTENTIAL, G.POSTURE)  # levels that need not reach zero
+_MAX_CHORDS = 8  # simplified Newton steps per correction
+_CHORD_GAIN = 0.9  # a simplified Newton step must remove this share of the deciding error
 
 
 OK, WORSE, SHORT = "ok", "worse", "short"
@@ -137,7 +149,7 @@ class Solver:
         self._version = None
         self._groups: list[GroupProblem] = []
         self._stuck: list[str] = []
-        self._stack_hint = True  # try the stacked shortcut (see pdls.stacked_step)
+        self._stepper = Stepper(self.settings)
 
     def _analysis(self):
         lk = self.linkage
@@ -166,7 +178,7 @@ class Solver:
 
     def _solve(self, max_iterations, max_ms) -> SolveStatus:
         s = self.settings
-        self._stack_hint = True
+        self._stepper.reset(self.settings)
         groups = self._analysis()
         model = self.linkage.model()
         q = model.q_from_joints()
@@ -184,6 +196,7 @@ class Solver:
         if last is not None and last.state is not None and last.q is q:
             model.remember(q, last.state.T)  # the poses at q: readers need no FK
         status.ms = (time.perf_counter() - t0) * 1e3
+        status.simplified = self._stepper.n_simplified
         status.converged = status.converged and not self._stuck
         return status
 
@@ -192,9 +205,9 @@ class Solver:
         s = self.settings
         last = gp.last
         if last is not None and np.array_equal(last.q, q):  # warm: only goal values changed
-            ev = gp.evaluate(q, jac=True, reuse=last, dirty=gp.value_batches)
+            ev = gp.evaluate(q, jac=False, reuse=last, dirty=gp.value_batches)
         else:
-            ev = gp.evaluate(q, jac=True)
+            ev = gp.evaluate(q, jac=False)
         alpha = 1.0
         it = 0
         first_ok = [0 if ok else None for ok in ev.satisfied]
@@ -217,7 +230,7 @@ class Solver:
                 reason = "stalled"
                 break
             if gp.active[G.POTENTIAL]:
-                gp.rescale_potential(ev, new, alpha_used * dq, alpha_used * self._cap)
+                gp.rescale_potential(ev, new, alpha_used * dq, alpha_used * self._stepper.cap)
             alpha = min(1.0, 2 * alpha_used)
             improved = any(not ev.satisfied[k] and ev.measure[k] - new.measure[k] > s.stall_tol
                            for k in range(6) if gp.active[k])
@@ -237,19 +250,19 @@ class Solver:
         is far outside it, the deciding level (highest unsatisfied least-squares level) gets
         more Levenberg-Marquardt damping, which shortens the ill-conditioned directions instead
         of scaling every DoF alike (the uniform cap alone zig-zags near singular poses)."""
-        dq = self._step(gp, ev, q, upto=5)
+        dq = self._stepper.step(gp, ev, q, upto=5)
         level = next((k for k in range(6) if gp.active[k] and not ev.satisfied[k]), -1)
-        if self._cap > 0.5 or level < 0 or level == G.POTENTIAL:
+        if self._stepper.cap > 0.5 or level < 0 or level == G.POTENTIAL:
             return dq
-        self._step(gp, ev, q, upto=level)  # is it this level's own step that is too long?
-        if self._cap > 0.5:
-            return self._step(gp, ev, q, upto=5)  # no: lower levels' (uniformly capped)
+        self._stepper.step(gp, ev, q, upto=level)  # is this level's own step too long?
+        if self._stepper.cap > 0.5:
+            return self._stepper.step(gp, ev, q, upto=5)  # no: lower levels' (uniformly capped)
         for _ in range(8):
             gp.raise_damping(ev, level, 4.0)
-            self._step(gp, ev, q, upto=level)
-            if self._cap > 0.5:
+            self._stepper.step(gp, ev, q, upto=level)
+            if self._stepper.cap > 0.5:
                 break
-        return self._step(gp, ev, q, upto=5)
+        return self._stepper.step(gp, ev, q, upto=5)
 
     def _line_search(self, gp, ev, q, dq, alpha):
         """Try ``q + alpha dq``; returns (accepted evaluation or None, alpha, the step used).
@@ -257,13 +270,25 @@ class Solver:
         A worsened higher level gets a Newton correction, else the step halves; an energy
         overshoot halves the step; a poor gain (SHORT) raises the Levenberg-Marquardt damping
         ``gp.mu`` of the deciding level and re-solves the step (first without the levels below
-        it, whose nonlinear side effects may be the cause). Good gains relax it.
+        it, whose nonlinear side effects may be the cause). Good gains relax it. A simplified
+        Newton step that worsens a level or removes less than ``_CHORD_GAIN`` of the deciding
+        error is replaced by the step with this point's own Jacobians.
         """
         s = self.settings
         upto = 5
+        chord = self._stepper.chorded
         for _ in range(s.max_halvings):
             step = alpha * dq
-            new = gp.evaluate(gp.advance(q, step), jac=True)
+            new = gp.evaluate(gp.advance(q, step), jac=not self._stepper.lazy(gp))
+            if chord:  # the frozen linear model meets every level: it predicts 1 - alpha of each
+                verdict, level, ratio = _compare(new, ev, s.tol, gp.active,
+                                                 lambda k: (1 - alpha) * ev.measure[k], _CHORD_GAIN)
+                if verdict == OK:
+                    return new, alpha, dq
+                self._stepper.unfreeze()
+                dq = self._stepper.step(gp, ev, q, upto=upto)
+                chord = False
+                continue
 
             def predicted(k, step=step):
                 return gp.predict(ev, step, k)
@@ -276,7 +301,7 @@ class Solver:
                     upto = level
                 else:
                     gp.raise_damping(ev, level, 4.0)
-                dq = self._step(gp, ev, q, upto=upto)
+                dq = self._stepper.step(gp, ev, q, upto=upto)
                 continue
             if verdict == WORSE and level == G.POTENTIAL:  # energy overshoot: shorter step
                 alpha *= 0.5
@@ -298,17 +323,32 @@ class Solver:
         """Newton steps from the trial, while the worsened ``level`` converges, until the trial
         is no worse than ``ev``; None if they fail. The first step is a full prioritized step
         (the higher levels are solved first, and the lower ones usually finish converging on
-        the way); if it does not help, the steps keep to the levels down to ``level``."""
+        the way); if it does not help, the steps keep to the levels down to ``level``.
+
+        While the last step's stacked factorization holds, the steps are simplified Newton
+        steps with it (no new Jacobians); one that does not cut the worsened level tenfold is
+        redone with the point's own Jacobians."""
         s = self.settings
         upto = 5
         trial = new
-        for _ in range(s.max_corrections):
+        newton = chords = 0
+        while newton < s.max_corrections:
             before = new.measure[level]
-            step = self._step(gp, new, new.q, upto=upto, damped=False)
-            new = gp.evaluate(gp.advance(new.q, step), jac=True)
-            verdict, worse, _ = _compare(new, ev, s.tol, gp.active)
+            step = self._stepper.step(gp, new, new.q, upto=upto, damped=False)
+            cand = gp.evaluate(gp.advance(new.q, step), jac=not self._stepper.lazy(gp))
+            verdict, worse, _ = _compare(cand, ev, s.tol, gp.active)
             if verdict != WORSE:
-                return new
+                return cand
+            if self._stepper.chorded:
+                chords += 1
+                if worse >= level and cand.measure[level] <= (1 - _CHORD_GAIN) * before \
+                        and chords < _MAX_CHORDS:
+                    new, level = cand, worse
+                else:
+                    self._stepper.unfreeze()  # again from ``new``, with its own Jacobians
+                continue
+            newton += 1
+            new = cand
             if worse < level or new.measure[level] > 0.5 * before:
                 if upto == level:
                     return None
@@ -316,59 +356,6 @@ class Solver:
                 continue
             level = worse
         return None
-
-    def _step(self, gp, ev, q, upto: int, damped: bool = True) -> np.ndarray:
-        """Prioritized increment over the group's columns: Levenberg-Marquardt damping
-        ``gp.mu`` per level, the step capped to ``max_step`` per
-        DoF, then tree-joint limits: a DoF the capped step would carry past its limit is
-        clamped there and dropped, and the others are solved again."""
-        s = self.settings
-        levels, extra = [], []
-        for k in gp.active_levels:
-            if k > upto:
-                break
-            e, J = ev.levels[k]
-            levels.append(gp.potential_rows(ev) if k == G.POTENTIAL else (J, -e))
-            extra.append(gp.mu[k] if damped else 0.0)
-        n = len(gp.cols)
-        if not any(extra):
-            extra = None
-        part = None
-        if extra is None and self._stack_hint:
-            part = stacked_step(levels, n, s.sigma0)
-            self._stack_hint = part is not None  # a conflict: do not retry in this solve
-        if part is None:
-            part = prioritized_step(levels, n, s.sigma0, s.lambda_max, extra)
-        dq = self._capped(part)
-        if not gp.limited:
-            return dq
-        qc = q if gp.all_cols else q[gp.cols]
-        lo, hi = gp.lower - qc, gp.upper - qc
-        over = (dq > hi) | (dq < lo)
-        if not over.any():
-            return dq
-        free = np.ones(n, bool)
-        fixed = np.zeros(n)
-        for _ in range(3):
-            fixed[over] = np.clip(dq[over], lo[over], hi[over])
-            free &= ~over
-            dq = fixed.copy()
-            if not free.any():
-                break
-            lv = [(J[:, free], r - J[:, ~free] @ fixed[~free]) for J, r in levels]
-            dq[free] = self._capped(prioritized_step(lv, int(free.sum()), s.sigma0,
-                                                     s.lambda_max, extra))
-            over = free & ((dq > hi) | (dq < lo))
-            if not over.any():
-                break
-        return dq
-
-    def _capped(self, part: np.ndarray) -> np.ndarray:
-        """``part`` scaled so no DoF moves more than ``max_step``; the scale is kept in
-        ``self._cap`` (the trust region reads it)."""
-        big = np.abs(part).max(initial=0.0)
-        self._cap = self.settings.max_step / big if big > self.settings.max_step else 1.0
-        return part * self._cap if self._cap != 1.0 else part
 
     def _record(self, gp, ev, it, first_ok, reason, t0, status):
         ms = (time.perf_counter() - t0) * 1e3

@@ -1,0 +1,88 @@
+"""Lazy Jacobians and simplified Newton steps (solver.py, evaluation.py).
+
+An evaluation made without Jacobians gets exactly the ones an eager evaluation has when a step
+asks for them; a slow drag's corrections reuse the first step's factorization and still meet
+every goal to the tolerance; a fast drag, where such steps would not finish, does not use them.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from vart_addon.solver import Settings, Solver
+
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_jacobians_added_later_equal_those_of_an_eager_evaluation(vh, seed):
+    rng = np.random.default_rng(seed)
+    lk = vh.random_tree(rng, closures=2)
+    links = list(lk.links)
+    lk.set_link_target(links[-1], vh.random_pose(rng, 1.0))
+    for gp in Solver(lk)._analysis():
+        q = lk.model().q_from_joints()
+        lazy = gp.evaluate(q, jac=False)
+        assert not lazy.has_jac
+        assert all(J is None for _, J in lazy.levels)
+        eager = gp.evaluate(q, jac=True)
+        assert gp.jacobians(lazy) is lazy and lazy.has_jac
+        assert lazy.measure == eager.measure
+        for k in gp.active_levels:
+            np.testing.assert_array_equal(lazy.levels[k][0], eager.levels[k][0])
+            np.testing.assert_array_equal(lazy.levels[k][1], eager.levels[k][1])
+
+
+def drag_crank(vh, step_deg, steps, simplified, tol=1e-6):
+    """Drag a four-bar's crank target in ``steps`` increments of ``step_deg``; per solve:
+    (status, crank angle, rocker angle, analytic rocker angle)."""
+    fb = vh.FourBar()
+    solver = Solver(fb.lk, Settings(tol=tol, simplified_newton=simplified))
+    out = []
+    for i in range(1, steps + 1):
+        th = fb.th0 + math.radians(step_deg) * i
+        fb.lk.set_target("crank", [th - fb.th0])
+        status = solver.solve()
+        out.append((status, fb.measured_crank_angle(), fb.measured_rocker_angle(),
+                    fb.rocker_angle(th)))
+    return out
+
+
+def test_a_slow_drag_corrects_with_simplified_newton_steps_and_meets_every_goal(vh):
+    runs = drag_crank(vh, 0.5, 40, simplified=True)
+    assert sum(st_.simplified for st_, *_ in runs) >= 20  # most corrections reuse a factorization
+    for st_, crank, rocker, analytic in runs:
+        assert st_.converged, st_
+        assert st_.level("invariant").max_goal_error <= 1e-6
+        assert st_.level("target").max_goal_error <= 1e-6
+        assert abs(rocker - analytic) < 1e-5
+    plain = drag_crank(vh, 0.5, 40, simplified=False)
+    assert all(st_.simplified == 0 for st_, *_ in plain)
+    # One degree of freedom: both reach the same pose, to the tolerance.
+    for (_, c1, r1, _), (_, c2, r2, _) in zip(runs, plain):
+        assert abs(c1 - c2) < 1e-5 and abs(r1 - r2) < 1e-5
+
+
+def test_a_fast_drag_where_simplified_steps_would_not_finish_uses_new_jacobians(vh):
+    runs = drag_crank(vh, 15.0, 6, simplified=True, tol=1e-12)
+    assert all(st_.simplified == 0 for st_, *_ in runs)
+    for st_, crank, rocker, analytic in runs:
+        assert st_.converged
+        assert abs(rocker - analytic) < 1e-9
+
+
+def test_settings_replaced_between_solves_rule_every_step(vh):
+    """The bridge swaps ``solver.settings`` for the scene's: the steps must follow the new
+    ones (here: no simplified Newton steps once they are turned off)."""
+    fb = vh.FourBar()
+    solver = Solver(fb.lk, Settings(tol=1e-6))
+    fb.lk.set_target("crank", [math.radians(0.5)])
+    assert solver.solve().simplified > 0
+    solver.settings = Settings(tol=1e-6, simplified_newton=False)
+    fb.lk.set_target("crank", [math.radians(1.0)])
+    status = solver.solve()
+    assert status.converged and status.simplified == 0

@@ -1,0 +1,144 @@
+"""One prioritized step of the solve loop (:mod:`.solver`): the PDLS step or its stacked
+shortcut, simplified Newton steps, the per-DoF step cap and the tree-joint limits.
+
+A :class:`Stepper` lives as long as its solver and keeps the state that links steps within one
+solve (:meth:`Stepper.reset` at the start of each): whether the stacked shortcut is still worth
+trying, and the factorization of the last stacked step over every level (``frozen``), which
+later steps reuse as *simplified Newton* steps: the new errors solved with it, no new
+Jacobians. ``cap`` is the scale the last step was shortened by (the trust region reads it).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import goals as G
+from .pdls import prioritized_step, stack_rhs, stacked
+
+
+class Stepper:
+    """Prioritized steps for the solve loop (see the module doc)."""
+
+    def __init__(self, settings):
+        self.reset(settings)
+
+    def reset(self, settings):
+        """Start a solve with these settings (the solver's, which may have been replaced):
+        forget what linked the steps of the last one."""
+        self.settings = settings
+        self.stack_hint = True  # try the stacked shortcut (see pdls.stacked)
+        self.frozen = None  # (group, pdls.Stacked) of the last complete stacked step
+        self.chorded = False  # the last step came from ``frozen`` (simplified Newton)
+        self.step_error = 0.0  # the stacked error norm the last complete step started from
+        self.n_simplified = 0  # simplified Newton steps since the reset
+        self.cap = 1.0
+
+    def step(self, gp, ev, q, upto: int, damped: bool = True) -> np.ndarray:
+        """Prioritized increment over the group's columns: Levenberg-Marquardt damping
+        ``gp.mu`` per level, the step capped to ``max_step`` per
+        DoF, then tree-joint limits: a DoF the capped step would carry past its limit is
+        clamped there and dropped, and the others are solved again.
+
+        An evaluation without Jacobians first gets a simplified Newton step
+        (:meth:`frozen_step`, ``self.chorded`` is then set); failing that, its Jacobians."""
+        s = self.settings
+        self.chorded = False
+        dq = self.frozen_step(gp, ev, q, upto, damped)
+        if dq is not None:
+            self.chorded = True
+            self.n_simplified += 1
+            return dq
+        gp.jacobians(ev)
+        levels, extra = [], []
+        for k in gp.active_levels:
+            if k > upto:
+                break
+            e, J = ev.levels[k]
+            levels.append(gp.potential_rows(ev) if k == G.POTENTIAL else (J, -e))
+            extra.append(gp.mu[k] if damped else 0.0)
+        n = len(gp.cols)
+        if not any(extra):
+            extra = None
+        part = None
+        self.frozen = None
+        if extra is None and self.stack_hint:
+            st = stacked(levels, n, s.sigma0)
+            self.stack_hint = st is not None  # a conflict: do not retry in this solve
+            if st is not None:
+                part = st.solve(stack_rhs(levels))
+                if (s.simplified_newton and upto >= gp.active_levels[-1]
+                        and not gp.active[G.POTENTIAL]):
+                    self.frozen = (gp, st)
+                    self.step_error = math.hypot(*ev.measure)
+        if part is None:
+            part = prioritized_step(levels, n, s.sigma0, s.lambda_max, extra)
+        dq = self.capped(part)
+        if not gp.limited:
+            return dq
+        qc = q if gp.all_cols else q[gp.cols]
+        lo, hi = gp.lower - qc, gp.upper - qc
+        over = (dq > hi) | (dq < lo)
+        if not over.any():
+            return dq
+        free = np.ones(n, bool)
+        fixed = np.zeros(n)
+        for _ in range(3):
+            fixed[over] = np.clip(dq[over], lo[over], hi[over])
+            free &= ~over
+            dq = fixed.copy()
+            if not free.any():
+                break
+            lv = [(J[:, free], r - J[:, ~free] @ fixed[~free]) for J, r in levels]
+            dq[free] = self.capped(prioritized_step(lv, int(free.sum()), s.sigma0,
+                                                     s.lambda_max, extra))
+            over = free & ((dq > hi) | (dq < lo))
+            if not over.any():
+                break
+        return dq
+
+    def unfreeze(self):
+        """The next steps use new Jacobians (a simplified Newton step did not do well)."""
+        self.frozen = None
+
+    def lazy(self, gp) -> bool:
+        """Whether trial points may be evaluated without Jacobians: a simplified Newton step
+        will probably take them (their own are computed later only if it does not)."""
+        return self.frozen is not None and self.frozen[0] is gp and gp.chord_pays
+
+    def frozen_step(self, gp, ev, q, upto, damped):
+        """A simplified Newton step: ``ev``'s errors solved with the factorization of the last
+        complete stacked step of this solve (taken at an earlier q: no new Jacobians), capped.
+
+        None when there is none for this group and these levels, when damping is asked for,
+        when the step would cross a tree-joint limit, when ``ev`` has its own Jacobians, or
+        when it is not expected to finish: its error ``e`` shrinks by about the contraction of
+        the last step, ``e / e_before``, and ``e^2 / e_before`` above ``tol`` means more steps,
+        each about half as costly as a Newton step with new Jacobians, which converges
+        quadratically. That expectation is kept in ``gp.chord_pays``: while it fails, trial
+        points are evaluated with their Jacobians at once (see :meth:`lazy`)."""
+        fz = self.frozen
+        if fz is None or fz[0] is not gp or upto < gp.active_levels[-1] or (damped and gp.mu.any()):
+            return None
+        err = math.hypot(*ev.measure)
+        gp.chord_pays = err * err <= self.settings.tol * self.step_error
+        if ev.has_jac or not gp.chord_pays:
+            return None
+        es = [ev.levels[k][0] for k in gp.active_levels]
+        rhs = -(es[0] if len(es) == 1 else np.concatenate(es))
+        if rhs.size != fz[1].n_rows:  # the rows changed (closure limits became active)
+            return None
+        dq = self.capped(fz[1].solve(rhs))
+        if gp.limited:
+            qc = q if gp.all_cols else q[gp.cols]
+            if ((dq > gp.upper - qc) | (dq < gp.lower - qc)).any():
+                return None
+        self.step_error = err
+        return dq
+
+    def capped(self, part: np.ndarray) -> np.ndarray:
+        """``part`` scaled so no DoF moves more than ``max_step``; the scale is kept in
+        ``self.cap`` (the trust region reads it)."""
+        big = np.abs(part).max(initial=0.0)
+        self.cap = self.settings.max_step / big if big > self.settings.max_step else 1.0
+        return part * self.cap if self.cap != 1.0 else part
