@@ -30,11 +30,15 @@ def test_jacobians_added_later_equal_those_of_an_eager_evaluation(vh, seed):
         assert not lazy.has_jac
         assert all(J is None for _, J in lazy.levels)
         eager = gp.evaluate(q, jac=True)
+        # A warm start (same q, goal values changed) asking for Jacobians from a lazy one.
+        warm = gp.evaluate(q, jac=True, reuse=gp.evaluate(q, jac=False),
+                           dirty=gp.value_batches)
         assert gp.jacobians(lazy) is lazy and lazy.has_jac
-        assert lazy.measure == eager.measure
-        for k in gp.active_levels:
-            np.testing.assert_array_equal(lazy.levels[k][0], eager.levels[k][0])
-            np.testing.assert_array_equal(lazy.levels[k][1], eager.levels[k][1])
+        for ev in (lazy, warm):
+            assert ev.has_jac and ev.measure == eager.measure
+            for k in gp.active_levels:
+                np.testing.assert_array_equal(ev.levels[k][0], eager.levels[k][0])
+                np.testing.assert_array_equal(ev.levels[k][1], eager.levels[k][1])
 
 
 def drag_crank(vh, step_deg, steps, simplified, tol=1e-6):

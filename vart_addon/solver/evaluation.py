@@ -154,14 +154,19 @@ class GroupProblem:
                  dirty: frozenset = frozenset()) -> Evaluation:
         """Rows of every goal at ``q``, with Jacobians if ``jac`` (else :meth:`jacobians`
         adds them later if a step needs them). With ``reuse`` (an evaluation at the same q),
-        only the batches in ``dirty`` (goal values changed) are recomputed, and the result has
-        Jacobians if ``reuse`` had them."""
+        the poses are reused and only the batches in ``dirty`` (goal values changed) are
+        recomputed, all of them if Jacobians are wanted and ``reuse`` has none."""
         if reuse is None:
             T, motions = self.model.fk(q, with_motion=True)
             st = G.State(q, T, self._twists(T, q, motions) if jac else None)
             rows = [b.rows(st, jac) for b in self.batches]
         else:
-            st, motions, jac = reuse.state, reuse.motions, reuse.has_jac
+            st, motions = reuse.state, reuse.motions
+            if jac and not reuse.has_jac:
+                if st.S is None:
+                    st.S = self._twists(st.T, q, motions)
+                dirty = range(len(self.batches))
+            jac = jac or reuse.has_jac
             rows = [b.rows(st, jac) if i in dirty else reuse.rows[i]
                     for i, b in enumerate(self.batches)]
         ev = Evaluation()

@@ -205,7 +205,8 @@ class Solver:
         s = self.settings
         last = gp.last
         if last is not None and np.array_equal(last.q, q):  # warm: only goal values changed
-            ev = gp.evaluate(q, jac=False, reuse=last, dirty=gp.value_batches)
+            # Goal values changed (a drag): a step is likely, so the Jacobians come at once.
+            ev = gp.evaluate(q, jac=True, reuse=last, dirty=gp.value_batches)
         else:
             ev = gp.evaluate(q, jac=False)
         alpha = 1.0
