@@ -185,6 +185,9 @@ class FourBar:
         self.c = np.linalg.norm(p["C"] - p["D"])
         self.theta2_0 = math.atan2(*(p["B"] - p["A"])[::-1])
         self.theta3_0, self.theta4_0 = self.analytic(self.theta2_0)
+        # Analytic answers must not depend on the machine's load: no time budget (the default
+        # 50 ms cut an operator's solve short on a CI machine busy with a benchmark).
+        bpy.context.scene.vart.time_budget_ms = 0.0
 
     def planar(self, x, y, angle=0.0):
         return self.G @ self.se3.make_pose(self.se3.rot_z(angle), [x, y, 0.0])
