@@ -136,18 +136,9 @@ class GroupProblem:
     def jacobians(self, ev: Evaluation) -> Evaluation:
         """Add the Jacobians to ``ev`` (in place; nothing to do if it has them). The poses are
         reused; the errors come out the same."""
-        if ev.has_jac:
-            return ev
-        st = ev.state
-        if st.S is None:
-            st.S = self._twists(st.T, ev.q, ev.motions)
-        ev.rows = rows = [b.rows(st, True) for b in self.batches]
-        levels = list(self._blank_levels)
-        for k in self.active_levels:
-            part = rows[self.level_slices[k]]
-            J = part[0][1] if len(part) == 1 else np.concatenate([r[1] for r in part])
-            levels[k] = (ev.levels[k][0], J)
-        ev.levels, ev.has_jac = levels, True
+        if not ev.has_jac:
+            full = self.evaluate(ev.q, jac=True, reuse=ev)
+            ev.rows, ev.levels, ev.has_jac = full.rows, full.levels, True
         return ev
 
     def evaluate(self, q: np.ndarray, jac: bool, reuse: Evaluation | None = None,

@@ -193,7 +193,7 @@ class Solver:
             q = self._solve_group(gp, q, budget_it, budget_ms, t0, status)
         model.q_to_joints(q)
         last = groups[-1].last if groups else None
-        if last is not None and last.state is not None and last.q is q:
+        if last is not None and last.q is q:
             model.remember(q, last.state.T)  # the poses at q: readers need no FK
         status.ms = (time.perf_counter() - t0) * 1e3
         status.simplified = self._stepper.n_simplified
