@@ -19,13 +19,14 @@ damping is needed. Only when it does not (near a singularity, or within a factor
 the several times slower eigendecomposition used, to find the smallest singular value and the
 rank.
 
-Shortcut (:func:`stacked`, :func:`stacked_step`): when the Gram matrix of all levels stacked is provably well
-conditioned (smallest eigenvalue above sigma0^2), the prioritized step *is* the minimum-norm
-solution of the stacked system: every row can be met exactly, both solutions lie in the row
-space of the stack, and there that solution is unique. No level needs damping then: by
-Cauchy interlacing the first level's Gram matrix (a principal submatrix) has no smaller
+Shortcut (:func:`stacked`, :func:`stacked_step`): when the Gram matrix of all levels stacked is
+provably well conditioned (smallest eigenvalue above sigma0^2), the prioritized step *is* the
+minimum-norm solution of the stacked system: every row can be met exactly, both solutions lie
+in the row space of the stack, and there that solution is unique. No level needs damping then:
+by Cauchy interlacing the first level's Gram matrix (a principal submatrix) has no smaller
 eigenvalue, and a later level's projected rows ``J_k P`` are the stack restricted to the null
-space of the levels above. One inverse replaces one per level and the projections.
+space of the levels above. One factorization replaces one per level and the projections, and
+it solves again for other right-hand sides (:class:`Stacked`: simplified Newton steps).
 """
 from __future__ import annotations
 
