@@ -3,7 +3,7 @@
 
     python bench/run.py                         # all four problems, 120 frames each
     python bench/run.py --problem P1_hexapod    # one problem (repeatable option)
-    python bench/run.py --frames 3 --repeats 5  # smoke run; per frame the median of 5 runs
+    python bench/run.py --frames 3 --repeats 5  # smoke run; per frame the median of 5 passes
     python bench/run.py --profile               # + cProfile hot spots of the timed work
     python bench/run.py --json out.json         # + all figures and per-frame data
 
@@ -111,7 +111,8 @@ def main(argv=None) -> int:
                     help="run only this problem (repeatable; default: all four)")
     ap.add_argument("--frames", type=int, default=None, help="only the first N frames")
     ap.add_argument("--repeats", type=int, default=1,
-                    help="timed runs per frame from the same warm start (median taken)")
+                    help="timed passes over the frames, each from the initial state, as the "
+                         "peers' harness does (per frame the median over the passes)")
     ap.add_argument("--closure", choices=("revolute", "point-slider"), default="revolute",
                     help="joint type of the planar two-marker closures (P2, P3)")
     ap.add_argument("--json", type=pathlib.Path, help="write all figures to this file")
@@ -130,7 +131,7 @@ def main(argv=None) -> int:
     version = solver_version()
     print(f"vart {version}; numpy {np.__version__}, BLAS threads "
           f"{os.environ.get('OPENBLAS_NUM_THREADS')}; closures of planar loops: {args.closure}; "
-          f"repeats per frame: {args.repeats}", flush=True)
+          f"passes: {args.repeats}", flush=True)
     for name in names:
         prob = vb.BenchProblem(name, args.problems, closure=args.closure)
         profiler = cProfile.Profile() if args.profile else None

@@ -41,7 +41,7 @@ parent's evaluated matrix at each frame). Delta transforms are respected.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import bpy
 import numpy as np
@@ -481,8 +481,8 @@ def bake(scene=None, frame_start=None, frame_end=None, *, bridge: SceneBridge | 
          input_tol: float = INPUT_TOL) -> BakeResult:
     """Bake ``frame_start``..``frame_end`` (inclusive; default: the scene's range) of
     ``scene`` (see the module doc). ``settings``: the solver's per frame (default: the
-    bridge's); ``gravity``: m/s^2 or None; ``progress(done, total)`` is called after each
-    frame. An animated input counts as met within ``input_tol``; every other goal as the
+    bridge's; the bend predictor always off); ``gravity``: m/s^2 or None;
+    ``progress(done, total)`` is called after each frame. An animated input counts as met within ``input_tol``; every other goal as the
     solver's tolerance says. Raises :class:`BakeError` (or SchemaError for a corrupt scene)
     with nothing keyed and the current frame restored."""
     t_start = time.perf_counter()
@@ -515,6 +515,9 @@ def bake(scene=None, frame_start=None, frame_end=None, *, bridge: SceneBridge | 
     q_out = {jn: np.empty((n, j.dof)) for jn, j in jlist}
     _set_gravity(lk, gravity)
     old_settings = bridge.settings
+    # Without the bend predictor (solver.Settings), each frame's pose is a function of the
+    # previous one's and the frame's goals only: re-baking part of a range gives the same keys.
+    settings = replace(settings or old_settings, predict_bend=False)
     checkpoint = bridge.checkpoint()
     done = False
     try:
@@ -567,10 +570,9 @@ def bake(scene=None, frame_start=None, frame_end=None, *, bridge: SceneBridge | 
     except VartError as e:
         raise BakeError(f"frame {f}: {e}; nothing was keyed") from None
     finally:
-        if settings is not None:
-            bridge.settings = old_settings
-            if bridge.solver is not None:
-                bridge.solver.settings = old_settings
+        bridge.settings = old_settings
+        if bridge.solver is not None:
+            bridge.solver.settings = old_settings
         _release(bridge, lk, data, inputs, checkpoint)
         if not done:
             scene.frame_set(frame0, subframe=sub0)

@@ -68,6 +68,7 @@ class GroupProblem:
         self.potential_scale = 1.0  # adaptive multiplier of tau (see potential_rows)
         self.mu = np.zeros(6)  # Levenberg-Marquardt damping per level (adapted by gain ratio)
         self.chord_pays = True  # simplified Newton steps are expected to finish (solver.py)
+        self.bend = None  # the last solve's (first step, bend) over the columns (stepper.py)
         self.value_batches = frozenset(i for i, b in enumerate(self.batches)
                                        if isinstance(b, G.ConfigBatch))
 
@@ -102,9 +103,9 @@ class GroupProblem:
         r = e + J @ step if e.size else e
         return float(np.sqrt(r @ r))
 
-    def advance(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
-        """``q`` after the increment ``dq`` over the group's columns, clamped to the tree
-        joints' limits."""
+    def advance(self, q: np.ndarray, dq: np.ndarray, bend: np.ndarray | None = None) -> np.ndarray:
+        """``q`` after the increment ``dq`` over the group's columns, plus ``bend`` added to
+        the coordinates of those columns if given, clamped to the tree joints' limits."""
         m = self.model
         if self.all_cols:
             full = dq
@@ -112,6 +113,8 @@ class GroupProblem:
             full = np.zeros(m.n_dof)
             full[self.cols] = dq
         out = m.retract(q, full)
+        if bend is not None:
+            out[self.cols] += bend
         if m.limited:
             np.minimum(np.maximum(out, m.lower, out=out), m.upper, out=out)
         return out

@@ -54,6 +54,7 @@ class Settings:
     max_halvings: int = 10
     max_corrections: int = 5
     simplified_newton: bool = True  # reuse a stacked factorization (see the module doc)
+    predict_bend: bool = True  # a drag's first step adds the last solve's bend (module doc)
 
 
 @dataclass
@@ -83,6 +84,7 @@ class SolveStatus:
     groups: int = 0
     stuck: list = field(default_factory=list)
     simplified: int = 0  # simplified Newton steps among the iterations and corrections
+    predicted: int = 0  # groups whose first step added the last solve's bend
 
     @property
     def unmet(self) -> list:
@@ -197,6 +199,7 @@ class Solver:
             model.remember(q, last.state.T)  # the poses at q: readers need no FK
         status.ms = (time.perf_counter() - t0) * 1e3
         status.simplified = self._stepper.n_simplified
+        status.predicted = self._stepper.n_predicted
         status.converged = status.converged and not self._stuck
         return status
 
@@ -204,7 +207,8 @@ class Solver:
     def _solve_group(self, gp, q, budget_it, budget_ms, t0, status):
         s = self.settings
         last = gp.last
-        if last is not None and np.array_equal(last.q, q):  # warm: only goal values changed
+        warm = last is not None and np.array_equal(last.q, q)
+        if warm:  # only goal values changed
             # Goal values changed (a drag): a step is likely, so the Jacobians come at once.
             ev = gp.evaluate(q, jac=True, reuse=last, dirty=gp.value_batches)
         else:
@@ -213,6 +217,7 @@ class Solver:
         it = 0
         first_ok = [0 if ok else None for ok in ev.satisfied]
         reason = "converged"
+        q_start = q
         while not all(ev.satisfied):
             if it >= budget_it:
                 reason = "budget"
@@ -226,7 +231,10 @@ class Solver:
                     ok for k, ok in enumerate(ev.satisfied) if k not in _SOFT):
                 reason = "converged"  # only potential/posture left, and they ask for no motion
                 break
-            new, alpha_used, dq = self._line_search(gp, ev, q, dq, alpha)
+            bend = self._stepper.first_step(gp, dq, warm) if it == 1 else None
+            new, alpha_used, dq = self._line_search(gp, ev, q, dq, alpha, bend)
+            if it == 1:
+                self._stepper.first_taken(dq, alpha_used)
             if new is None:
                 reason = "stalled"
                 break
@@ -243,6 +251,7 @@ class Solver:
                 reason = "stalled"
                 break
         self._record(gp, ev, it, first_ok, reason, t0, status)
+        self._stepper.learn_bend(gp, q_start, ev if it and reason == "converged" else None)
         gp.last = ev
         return q
 
@@ -265,8 +274,10 @@ class Solver:
                 break
         return self._stepper.step(gp, ev, q, upto=5)
 
-    def _line_search(self, gp, ev, q, dq, alpha):
+    def _line_search(self, gp, ev, q, dq, alpha, bend=None):
         """Try ``q + alpha dq``; returns (accepted evaluation or None, alpha, the step used).
+        The first trial of the full step also adds ``bend`` (a predicted correction, see
+        :meth:`.Stepper.predicted_bend`); a redone or shortened step does not.
 
         A worsened higher level gets a Newton correction, else the step halves; an energy
         overshoot halves the step; a poor gain (SHORT) raises the Levenberg-Marquardt damping
@@ -280,7 +291,9 @@ class Solver:
         chord = self._stepper.chorded
         for _ in range(s.max_halvings):
             step = alpha * dq
-            new = gp.evaluate(gp.advance(q, step), jac=not self._stepper.lazy(gp))
+            new = gp.evaluate(gp.advance(q, step, bend if alpha == 1.0 else None),
+                              jac=not self._stepper.lazy(gp))
+            bend = None
             if chord:  # the frozen linear model meets every level: it predicts 1 - alpha of each
                 verdict, level, ratio = _compare(new, ev, s.tol, gp.active,
                                                  lambda k: (1 - alpha) * ev.measure[k], _CHORD_GAIN)

@@ -6,6 +6,12 @@ solve (:meth:`Stepper.reset` at the start of each): whether the stacked shortcut
 trying, and the factorization of the last stacked step over every level (``frozen``), which
 later steps reuse as *simplified Newton* steps: the new errors solved with it, no new
 Jacobians. ``cap`` is the scale the last step was shortened by (the trust region reads it).
+
+It also learns, across solves, each group's *bend* (:meth:`learn_bend`): how far a converged
+solve ended from the point its first step reached, i.e. the correction that step's curvature
+asked for. A drag at steady speed asks for nearly the same one in every frame, so the next
+solve's first step, if it is alike in direction and length, adds it scaled to its length
+squared (:meth:`predicted_bend`): the trial then usually meets ``tol`` without a correction.
 """
 from __future__ import annotations
 
@@ -32,6 +38,9 @@ class Stepper:
         self.chorded = False  # the last step came from ``frozen`` (simplified Newton)
         self.step_error = 0.0  # the stacked error norm the last complete step started from
         self.n_simplified = 0  # simplified Newton steps since the reset
+        self.n_predicted = 0  # first steps given a predicted bend since the reset
+        self.complete = None  # the last step's Stacked if it was complete (every level, uncapped)
+        self.first = None  # (step, its Stacked) of this solve's first step, if complete
         self.cap = 1.0
 
     def step(self, gp, ev, q, upto: int, damped: bool = True) -> np.ndarray:
@@ -43,7 +52,7 @@ class Stepper:
         An evaluation without Jacobians first gets a simplified Newton step
         (:meth:`frozen_step`, ``self.chorded`` is then set); failing that, its Jacobians."""
         s = self.settings
-        self.chorded = False
+        self.chorded, self.complete = False, None
         dq = self.frozen_step(gp, ev, q, upto, damped)
         if dq is not None:
             self.chorded = True
@@ -67,13 +76,16 @@ class Stepper:
             self.stack_hint = st is not None  # a conflict: do not retry in this solve
             if st is not None:
                 part = st.solve(stack_rhs(levels))
-                if (s.simplified_newton and upto >= gp.active_levels[-1]
-                        and not gp.active[G.POTENTIAL]):
+                if upto >= gp.active_levels[-1] and not gp.active[G.POTENTIAL]:
+                    self.complete = st
+                if s.simplified_newton and self.complete is not None:
                     self.frozen = (gp, st)
                     self.step_error = math.hypot(*ev.measure)
         if part is None:
             part = prioritized_step(levels, n, s.sigma0, s.lambda_max, extra)
         dq = self.capped(part)
+        if self.cap != 1.0:
+            self.complete = None
         if not gp.limited:
             return dq
         qc = q if gp.all_cols else q[gp.cols]
@@ -81,6 +93,7 @@ class Stepper:
         over = (dq > hi) | (dq < lo)
         if not over.any():
             return dq
+        self.complete = None
         free = np.ones(n, bool)
         fixed = np.zeros(n)
         for _ in range(3):
@@ -135,6 +148,53 @@ class Stepper:
                 return None
         self.step_error = err
         return dq
+
+    # ---- the bend predictor (across solves, see the module doc) ------------------------------
+    def first_step(self, gp, dq, warm: bool):
+        """Note the solve's first step ``dq`` (if :attr:`complete` and the setting is on);
+        returns the bend to add to it in a ``warm`` solve (see :meth:`predicted_bend`)."""
+        ok = self.complete is not None and self.settings.predict_bend
+        self.first = (dq, self.complete) if ok else None
+        return self.predicted_bend(gp, dq) if ok and warm else None
+
+    def first_taken(self, dq, alpha: float):
+        """The line search took ``alpha dq``: a first step redone or shortened learns nothing."""
+        if self.first is not None and (alpha != 1.0 or dq is not self.first[0]):
+            self.first = None
+
+    def predicted_bend(self, gp, first):
+        """The bend (group columns, coordinates) to add to the first step ``first``, or None:
+        the last solve's bend scaled by ``(|first| / |its first step|)^2`` (curvature is
+        second order), if the two steps point the same way (cosine 0.99) and their lengths
+        are within a factor of two."""
+        if gp.bend is None:
+            return None
+        d0, c0 = gp.bend
+        n0, n1 = math.sqrt(d0 @ d0), math.sqrt(first @ first)
+        if not 0.5 * n0 <= n1 <= 2.0 * n0 or float(first @ d0) < 0.99 * n0 * n1:
+            return None
+        self.n_predicted += 1
+        return c0 * (n1 / n0) ** 2
+
+    def learn_bend(self, gp, q_start, end):
+        """Remember ``gp``'s bend: where the converged evaluation ``end`` lies from the point
+        the first step reached from ``q_start``, plus the simplified Newton step ``end``'s
+        own errors (within ``tol``) still ask for with the first step's factorization, so the
+        bend learnt is not only as exact as the tolerance. No first step or no ``end``:
+        forget it. A bend longer than half the step is no second-order term (a rotation
+        vector wrapped, a limit clamped)."""
+        gp.bend = None
+        if self.first is None or end is None:
+            return
+        first, st = self.first
+        c = end.q - gp.advance(q_start, first)
+        c = c if gp.all_cols else c[gp.cols]
+        es = [end.levels[k][0] for k in gp.active_levels]
+        rhs = es[0] if len(es) == 1 else np.concatenate(es)
+        if rhs.size == st.n_rows:
+            c -= st.solve(rhs)
+        if c @ c <= 0.25 * (first @ first):
+            gp.bend = (first, c)
 
     def capped(self, part: np.ndarray) -> np.ndarray:
         """``part`` scaled so no DoF moves more than ``max_step``; the scale is kept in
