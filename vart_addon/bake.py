@@ -482,9 +482,10 @@ def bake(scene=None, frame_start=None, frame_end=None, *, bridge: SceneBridge | 
     """Bake ``frame_start``..``frame_end`` (inclusive; default: the scene's range) of
     ``scene`` (see the module doc). ``settings``: the solver's per frame (default: the
     bridge's; the bend predictor always off); ``gravity``: m/s^2 or None;
-    ``progress(done, total)`` is called after each frame. An animated input counts as met within ``input_tol``; every other goal as the
-    solver's tolerance says. Raises :class:`BakeError` (or SchemaError for a corrupt scene)
-    with nothing keyed and the current frame restored."""
+    ``progress(done, total)`` is called after each frame. An animated input counts as met
+    within ``input_tol``; every other goal as the solver's tolerance says. Raises
+    :class:`BakeError` (or SchemaError for a corrupt scene) with nothing keyed and the
+    current frame restored."""
     t_start = time.perf_counter()
     scene = scene or bpy.context.scene
     start = int(scene.frame_start if frame_start is None else frame_start)
