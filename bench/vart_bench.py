@@ -26,6 +26,7 @@ Pure numpy + vart; imported by bench/run.py and tests/solver/test_bench_smoke.py
 from __future__ import annotations
 
 import json
+import math
 import pathlib
 import sys
 import time
@@ -44,12 +45,19 @@ PROBLEM_NAMES = ("P1_hexapod", "P1b_hexapod_overreach", "P2_fourbar_chain", "P3_
 FEASIBLE_TOL = 1e-6  # the protocol's threshold (m, rad)
 
 
+def quat_rows(wxyz) -> list:
+    """The 3x3 rotation of a quaternion (w, x, y, z), normalized, as rows of floats."""
+    w, x, y, z = (float(v) for v in wxyz)
+    n = math.sqrt(w * w + x * x + y * y + z * z)
+    w, x, y, z = w / n, x / n, y / n, z / n
+    return [[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]]
+
+
 def quat_matrix(wxyz) -> np.ndarray:
     """3x3 rotation of a unit quaternion (w, x, y, z)."""
-    w, x, y, z = np.asarray(wxyz, dtype=float) / np.linalg.norm(wxyz)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+    return np.array(quat_rows(wxyz))
 
 
 def translation(p) -> np.ndarray:
@@ -130,11 +138,11 @@ class BenchProblem:
 
     def target_pose(self, f: int) -> np.ndarray:
         """World pose given to the drag target at frame ``f`` (rotation ignored for points)."""
-        row = self.path[f]
-        T = translation(row[:3])
-        if self.drag["kind"] == "pose":
-            T[:3, :3] = quat_matrix(row[3:7])
-        return T
+        row = self.path[f].tolist()
+        R = quat_rows(row[3:7]) if self.drag["kind"] == "pose" else \
+            [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+        return np.array([R[0] + row[0:1], R[1] + row[1:2], R[2] + row[2:3],
+                         [0.0, 0.0, 0.0, 1.0]])
 
     # ---- solving ---------------------------------------------------------------------------
     def solve_frame(self, f: int):

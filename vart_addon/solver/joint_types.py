@@ -156,7 +156,7 @@ class JointType:
                 jr[:, :, 3:] = se3.so3_left_jacobian_inv(w)
                 jac.append(jr)
         elif self.rot == "z":
-            r, jr = _swing(R)
+            r, jr = _swing(R, jacobian)
             rows.append(r)
             jac.append(jr)
         if len(rows) == 1:
@@ -363,8 +363,9 @@ def _swing_coeffs(ang, s, ez):
     return phi[:, None], c[:, None]
 
 
-def _swing(R: np.ndarray):
-    """Swing of the z axis: the rotation vector (x, y rows) taking z to ``R @ z``, and d/d xi.
+def _swing(R: np.ndarray, jacobian: bool = True):
+    """Swing of the z axis: the rotation vector (x, y rows) taking z to ``R @ z``, and d/d xi
+    (None without ``jacobian``).
 
     ``r = (a / sin a) * (-e_y, e_x)`` with ``e = R z`` and ``a`` the angle between z and e;
     its norm is the tilt angle a (rad). At an exact flip (a = pi) it returns (pi, 0).
@@ -387,6 +388,8 @@ def _swing(R: np.ndarray):
     if any_flip:
         r[flip] = (np.pi, 0.0)
         c = np.where(flip[:, None], 0.0, c)
+    if not jacobian:
+        return r, None
     J = np.zeros((k, 2, 6))
     J[:, :, 3:] = (phi * WB[:, 2:]).reshape(k, 2, 3)
     J[:, :, 3:5] += (c * w)[:, :, None] * w[:, None, :]  # (c w) wt^T, wt = (w, 0)

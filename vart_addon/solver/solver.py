@@ -304,8 +304,12 @@ class Solver:
                 chord = False
                 continue
 
-            def predicted(k, step=step):
-                return gp.predict(ev, step, k)
+            if self._stepper.complete is not None:  # it meets every level's linear model
+                def predicted(k, alpha=alpha):
+                    return (1 - alpha) * ev.measure[k]
+            else:
+                def predicted(k, step=step):
+                    return gp.predict(ev, step, k)
             verdict, level, ratio = _compare(new, ev, s.tol, gp.active, predicted)
             if (verdict == WORSE and level != G.POTENTIAL and not ev.satisfied[level]
                     and all(ev.satisfied[:level])):
