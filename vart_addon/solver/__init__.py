@@ -17,7 +17,8 @@ Modules:
 - :mod:`.editing`, :mod:`.tree_edit`, :mod:`.goals_edit` (validated mutations, also bound as
   Linkage methods);
 - :mod:`.kinematics` (vectorized FK), :mod:`.topology` (solve groups), :mod:`.goals`,
-  :mod:`.evaluation` (a group's goals at a configuration), :mod:`.pdls`, :mod:`.solver` (the loop);
+  :mod:`.evaluation` (a group's goals at a configuration), :mod:`.pdls`, :mod:`.stepper` (one
+  step), :mod:`.solver` (the loop) and :mod:`.status` (what a solve reports);
 - :mod:`.urdf` (format layer; the model in :mod:`.urdf_base`, :mod:`.urdf_geometry`,
   :mod:`.urdf_model`, :mod:`.urdf_kinematics`), :mod:`.urdf_linkage` (URDF to linkage) and
   :mod:`.urdf_linkage_export` (linkage to URDF); :mod:`.trajectory` and :mod:`.trajectory_io`

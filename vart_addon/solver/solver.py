@@ -21,6 +21,16 @@ last step's contraction below ``tol``) and must then remove nine tenths of the e
 step is redone with the point's own Jacobians. A drag's correction after the first step then
 costs an evaluation without Jacobians instead of a full Newton step.
 
+Bend prediction (``Settings.predict_bend``): most drag frames need no correction at all. The
+correction a first step needs comes from the mechanism's curvature along it; at steady drag
+speed it is nearly the same from frame to frame. So each group remembers its last solve's
+*bend* (where the solve ended, relative to the point its first step reached), and a warm
+solve whose first step is alike in direction and length adds it, scaled, to the first trial
+(:meth:`.Stepper.predicted_bend`). The trial is still judged as any other and corrected if it
+misses; what changes is that it usually does not. The result then depends on the last solve
+as well as on the start pose, so the bake turns it off (re-baking part of a range must give
+the same keys).
+
 It stops when every level is satisfied (or only potential/posture remain and ask for no
 motion), when an iteration improves no level by more than ``stall_tol`` (an over-constrained
 level has reached its least-squares compromise), or when a budget runs out.
@@ -30,12 +40,13 @@ from __future__ import annotations
 import gc
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from . import goals as G
 from .evaluation import GroupProblem, Evaluation
+from .status import LevelStatus, SolveStatus
 from .stepper import Stepper
 from .topology import analyse
 
@@ -55,43 +66,6 @@ class Settings:
     max_corrections: int = 5
     simplified_newton: bool = True  # reuse a stacked factorization (see the module doc)
     predict_bend: bool = True  # a drag's first step adds the last solve's bend (module doc)
-
-
-@dataclass
-class LevelStatus:
-    """Result of one priority level: error (norm of its rows; energy in J for potential)."""
-
-    name: str
-    error: float = 0.0
-    max_goal_error: float = 0.0
-    satisfied: bool = True
-    unmet: list = field(default_factory=list)
-    iterations: int = 0
-    ms: float = 0.0
-    active: bool = False
-
-
-@dataclass
-class SolveStatus:
-    """Outcome of :meth:`Solver.solve`: per-level status, totals, goals left unmet by name."""
-
-    levels: list
-    iterations: int = 0
-    ms: float = 0.0
-    converged: bool = True
-    stalled: bool = False
-    out_of_budget: bool = False
-    groups: int = 0
-    stuck: list = field(default_factory=list)
-    simplified: int = 0  # simplified Newton steps among the iterations and corrections
-    predicted: int = 0  # groups whose first step added the last solve's bend
-
-    @property
-    def unmet(self) -> list:
-        return [n for lv in self.levels[:G.POSTURE] if lv.name != "potential" for n in lv.unmet]
-
-    def level(self, name: str) -> LevelStatus:
-        return self.levels[G.LEVEL_NAMES.index(name)]
 
 
 _SOFT = (G.POTENTIAL, G.POSTURE)  # levels that need not reach zero
