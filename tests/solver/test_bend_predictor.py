@@ -132,3 +132,18 @@ def test_a_redundant_arm_keeps_to_the_minimum_norm_motion():
     assert 1e-4 < off_plain < 0.02  # the move is large enough to tell
     assert off <= off_plain
     assert np.all(q[:, 3] == q[0, 3])  # the last joint cannot move the tip: it stays still
+
+
+def test_no_bend_is_predicted_from_or_for_a_step_of_zero_length():
+    from types import SimpleNamespace
+
+    from vart_addon.solver.stepper import Stepper
+    stepper = Stepper(Settings())
+    zero, step = np.zeros(3), np.array([0.1, 0.0, 0.0])
+    gp = SimpleNamespace(bend=(zero, zero))
+    assert stepper.predicted_bend(gp, zero) is None
+    assert stepper.predicted_bend(gp, step) is None
+    gp.bend = (step, np.array([0.0, 1e-4, 0.0]))
+    assert stepper.predicted_bend(gp, zero) is None
+    np.testing.assert_allclose(stepper.predicted_bend(gp, 1.5 * step), [0.0, 2.25e-4, 0.0])
+    assert stepper.n_predicted == 1

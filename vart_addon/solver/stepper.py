@@ -171,7 +171,7 @@ class Stepper:
             return None
         d0, c0 = gp.bend
         n0, n1 = math.sqrt(d0 @ d0), math.sqrt(first @ first)
-        if not 0.5 * n0 <= n1 <= 2.0 * n0 or float(first @ d0) < 0.99 * n0 * n1:
+        if not 0.5 * n0 <= n1 <= 2.0 * n0 or n1 == 0.0 or float(first @ d0) < 0.99 * n0 * n1:
             return None
         self.n_predicted += 1
         return c0 * (n1 / n0) ** 2
