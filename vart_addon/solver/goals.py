@@ -37,6 +37,7 @@ class _Relative:
         self.cidx = np.array([idx[j.child] for j in joints], dtype=int)
         self.Fp = np.stack([j.T_parent_mob for j in joints])
         self.Fc = np.stack([j.T_child_frame for j in joints])
+        self.Fc_eye = bool((self.Fc == np.eye(4)).all())  # child frames are the links': skip
         self.pitch = np.array([j.pitch for j in joints])
         self.sign = (model.anc_sign[self.cidx] - model.anc_sign[self.pidx])[:, cols]
         self._sign_rows = {}
@@ -48,10 +49,11 @@ class _Relative:
 
     def poses(self, state):
         """``T_world_mob`` (g,4,4) and ``T_mob_childframe`` as (g,3,4): rotation, translation."""
+        T_wc = state.T[self.cidx] if self.Fc_eye else state.T[self.cidx] @ self.Fc
         if self.grounded:
-            return self.Fp, self.Fp_inv34 @ (state.T[self.cidx] @ self.Fc)
+            return self.Fp, self.Fp_inv34 @ T_wc
         T_wm = state.T[self.pidx] @ self.Fp
-        A = state.T[self.cidx] @ self.Fc  # T_world_childframe
+        A = T_wc  # T_world_childframe (a new array: fancy indexing copies)
         A[:, :3, 3] -= T_wm[:, :3, 3]
         return T_wm, T_wm[:, :3, :3].transpose(0, 2, 1) @ A[:, :3, :]
 
