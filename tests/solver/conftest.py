@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from vart_addon.solver import Linkage, se3
+from vart_addon.solver import Linkage, Settings, Solver, se3
 
 
 def planar_pose(x, y, angle=0.0, z=0.0):
@@ -224,6 +224,22 @@ class FourBar:
         return U
 
 
+def drag_crank(steps_deg, **settings):
+    """Drag a :class:`FourBar`'s crank target by the increments ``steps_deg`` (degrees), one
+    solve each with ``Settings(**settings)``; per solve: (status, crank angle, rocker angle,
+    analytic rocker angle)."""
+    fb = FourBar()
+    solver = Solver(fb.lk, Settings(**settings))
+    out, th = [], fb.th0
+    for d in steps_deg:
+        th += math.radians(d)
+        fb.lk.set_target("crank", [th - fb.th0])
+        status = solver.solve()
+        out.append((status, fb.measured_crank_angle(), fb.measured_rocker_angle(),
+                    fb.rocker_angle(th)))
+    return out
+
+
 def two_link(links=("thigh", "shin", "foot"), joints=("hip", "knee", "ankle"), q=(0.0, 0.0)):
     """A planar chain of two 1 m links: revolutes about z at (0, 0) and (1, 0), and an end link
     fixed at (2, 0); ``q`` sets the two revolutes (rad)."""
@@ -246,5 +262,6 @@ def vh():
         planar_pose=planar_pose, yaw=yaw, wrap=wrap, snapshot=snapshot, check_tree=check_tree,
         assert_poses_equal=assert_poses_equal, random_rotation=random_rotation,
         random_pose=random_pose, random_tree=random_tree, FourBar=FourBar, two_link=two_link,
+        drag_crank=drag_crank,
         circle_intersection=circle_intersection,
     )

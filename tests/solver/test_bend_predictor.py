@@ -24,24 +24,9 @@ def P(x, y, angle=0.0):
     return T
 
 
-def crank_drag(vh, steps_deg, **settings):
-    """Drag a four-bar's crank target by the increments ``steps_deg``; per solve:
-    (status, crank angle, rocker angle, analytic rocker angle)."""
-    fb = vh.FourBar()
-    solver = Solver(fb.lk, Settings(**settings))
-    out, th = [], fb.th0
-    for d in steps_deg:
-        th += math.radians(d)
-        fb.lk.set_target("crank", [th - fb.th0])
-        status = solver.solve()
-        out.append((status, fb.measured_crank_angle(), fb.measured_rocker_angle(),
-                    fb.rocker_angle(th)))
-    return out
-
-
 def test_a_steady_drag_is_predicted_needs_fewer_corrections_and_ends_where_it_did(vh):
     steps = [0.5] * 40
-    runs = crank_drag(vh, steps, tol=1e-6)
+    runs = vh.drag_crank(steps, tol=1e-6)
     # The first solve learns the bend, every later one uses it.
     assert runs[0][0].predicted == 0
     assert all(st_.predicted == 1 for st_, *_ in runs[1:])
@@ -50,7 +35,7 @@ def test_a_steady_drag_is_predicted_needs_fewer_corrections_and_ends_where_it_di
         assert st_.level("invariant").max_goal_error <= 1e-6
         assert st_.level("target").max_goal_error <= 1e-6
         assert abs(rocker - analytic) < 1e-5
-    plain = crank_drag(vh, steps, tol=1e-6, predict_bend=False)
+    plain = vh.drag_crank(steps, tol=1e-6, predict_bend=False)
     assert all(st_.predicted == 0 for st_, *_ in plain)
     # Without the bend every solve needs a correction; with it, few do.
     assert sum(st_.simplified for st_, *_ in plain) >= 38
@@ -60,7 +45,7 @@ def test_a_steady_drag_is_predicted_needs_fewer_corrections_and_ends_where_it_di
 
 
 def test_the_tolerance_is_met_whatever_the_prediction(vh):
-    runs = crank_drag(vh, [1.0] * 15, tol=1e-11)
+    runs = vh.drag_crank([1.0] * 15, tol=1e-11)
     assert sum(st_.predicted for st_, *_ in runs) == 14
     for st_, crank, rocker, analytic in runs:
         assert st_.converged
@@ -70,7 +55,7 @@ def test_the_tolerance_is_met_whatever_the_prediction(vh):
 
 def test_a_reversed_or_much_faster_drag_is_not_predicted(vh):
     steps = [0.5] * 6 + [-0.5] * 4 + [2.0] * 3 + [0.4] * 3
-    predicted = [st_.predicted for st_, *_ in crank_drag(vh, steps, tol=1e-6)]
+    predicted = [st_.predicted for st_, *_ in vh.drag_crank(steps, tol=1e-6)]
     assert predicted == [0, 1, 1, 1, 1, 1,  # steady
                          0, 1, 1, 1,  # reversed: the bend of the other way is no guide
                          0, 1, 1,  # four times the step

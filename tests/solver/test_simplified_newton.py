@@ -42,19 +42,10 @@ def test_jacobians_added_later_equal_those_of_an_eager_evaluation(vh, seed):
 
 
 def drag_crank(vh, step_deg, steps, simplified, tol=1e-6):
-    """Drag a four-bar's crank target in ``steps`` increments of ``step_deg``; per solve:
-    (status, crank angle, rocker angle, analytic rocker angle)."""
-    fb = vh.FourBar()
-    # Without the bend predictor (test_bend_predictor.py), which leaves few corrections to do.
-    solver = Solver(fb.lk, Settings(tol=tol, simplified_newton=simplified, predict_bend=False))
-    out = []
-    for i in range(1, steps + 1):
-        th = fb.th0 + math.radians(step_deg) * i
-        fb.lk.set_target("crank", [th - fb.th0])
-        status = solver.solve()
-        out.append((status, fb.measured_crank_angle(), fb.measured_rocker_angle(),
-                    fb.rocker_angle(th)))
-    return out
+    """``steps`` increments of ``step_deg`` without the bend predictor (test_bend_predictor.py),
+    which leaves few corrections to do."""
+    return vh.drag_crank([step_deg] * steps, tol=tol, simplified_newton=simplified,
+                         predict_bend=False)
 
 
 def test_a_slow_drag_corrects_with_simplified_newton_steps_and_meets_every_goal(vh):
