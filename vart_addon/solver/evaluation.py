@@ -103,7 +103,8 @@ class GroupProblem:
         r = e + J @ step if e.size else e
         return float(np.sqrt(r @ r))
 
-    def advance(self, q: np.ndarray, dq: np.ndarray, bend: np.ndarray | None = None) -> np.ndarray:
+    def advance(self, q: np.ndarray, dq: np.ndarray,
+                bend: np.ndarray | None = None) -> np.ndarray:
         """``q`` after the increment ``dq`` over the group's columns, plus ``bend`` added to
         the coordinates of those columns if given, clamped to the tree joints' limits."""
         m = self.model
