@@ -494,6 +494,22 @@ def _pins(steps: Steps, robot, legs) -> list:
     return out
 
 
+def _deck_flat_on_five_legs(steps: Steps, robot, built) -> None:
+    """Stories 2 and 3: the deck kept level (a virtual cartesian-3 ``deck_flat`` to the world)
+    and the wheels of legs 1-5 pinned; leg 0 is the one that works."""
+    deck = robot["deck"]
+    built.joints.append(steps.add_joint("cartesian-3", deck, None,
+                                        at=at(pose(deck)[:3, 3]), name="deck_flat"))
+    built.joints += _pins(steps, robot, range(1, 6))
+
+
+def _outward(robot, point) -> np.ndarray:
+    """Unit horizontal direction (world) from the deck's origin toward ``point``."""
+    radial = np.asarray(point, dtype=float) - pose(robot["deck"])[:3, 3]
+    radial[2] = 0.0
+    return radial / np.linalg.norm(radial)
+
+
 def _story(context, key, build) -> Built:
     base = load_athlete(context)
     steps = Steps(context)
@@ -527,15 +543,10 @@ def story_camera_tilt(context) -> Built:
 def story_trenching(context) -> Built:
     """Story 2 (see the module doc)."""
     def build(steps, robot, built):
-        deck = robot["deck"]
-        built.joints.append(steps.add_joint("cartesian-3", deck, None,
-                                            at=at(pose(deck)[:3, 3]), name="deck_flat"))
-        built.joints += _pins(steps, robot, range(1, 6))
+        _deck_flat_on_five_legs(steps, robot, built)
         scoop = robot["leg0_foot"]
         tip = contact(robot["leg0_wheel"])
-        radial = pose(robot["leg0_hip"])[:3, 3] - pose(deck)[:3, 3]
-        radial[2] = 0.0
-        radial /= np.linalg.norm(radial)
+        radial = _outward(robot, pose(robot["leg0_hip"])[:3, 3])
         lateral = np.cross((0.0, 0.0, 1.0), radial)
         # the trench runs outward along the ground through the scoop's tip; q = 0 is 0.5 m
         # further in than where the scoop stands, so -0.9 .. +0.4 spans 1.4 .. 2.7 m out
@@ -567,15 +578,10 @@ TRENCH = (-0.9, 0.4)
 def story_inspection(context) -> Built:
     """Story 3 (see the module doc)."""
     def build(steps, robot, built):
-        deck = robot["deck"]
-        built.joints.append(steps.add_joint("cartesian-3", deck, None,
-                                            at=at(pose(deck)[:3, 3]), name="deck_flat"))
-        built.joints += _pins(steps, robot, range(1, 6))
+        _deck_flat_on_five_legs(steps, robot, built)
         foot = robot["leg0_foot"]
         F = pose(foot)
-        radial = F[:3, 3] - pose(deck)[:3, 3]
-        radial[2] = 0.0
-        radial /= np.linalg.norm(radial)
+        radial = _outward(robot, F[:3, 3])
         # the camera: on the outer side of the foot, looking outward and 30 degrees down
         eye = F[:3, 3] + 0.12 * radial + (0.0, 0.0, 0.05)
         look = radial * math.cos(math.radians(30)) - np.array([0.0, 0.0, 1.0]) * \
