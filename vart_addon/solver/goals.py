@@ -43,6 +43,8 @@ class _Relative:
         self._sign_rows = {}
         # Joints to the ground (root joints, pins) have a constant mobility frame.
         self.grounded = not self.pidx.any()
+        # ... and at the world frame itself (root joints: drag targets): no products at all.
+        self.at_world = self.grounded and bool((self.Fp == np.eye(4)).all())
         if self.grounded:
             self.Fp_inv34 = se3.inverse(self.Fp)[:, :3, :]
             self.ad_inv = se3.adjoint_inv(self.Fp)
@@ -51,7 +53,7 @@ class _Relative:
         """``T_world_mob`` (g,4,4) and ``T_mob_childframe`` as (g,3,4): rotation, translation."""
         T_wc = state.T[self.cidx] if self.Fc_eye else state.T[self.cidx] @ self.Fc
         if self.grounded:
-            return self.Fp, self.Fp_inv34 @ T_wc
+            return self.Fp, (T_wc[:, :3, :] if self.at_world else self.Fp_inv34 @ T_wc)
         T_wm = state.T[self.pidx] @ self.Fp
         A = T_wc  # T_world_childframe (a new array: fancy indexing copies)
         A[:, :3, 3] -= T_wm[:, :3, 3]
@@ -63,7 +65,10 @@ class _Relative:
         sign = self._sign_rows.get(r)
         if sign is None:
             sign = self._sign_rows[r] = np.repeat(self.sign, r, axis=0)
-        JA = (D @ (self.ad_inv if self.grounded else se3.adjoint_inv(T_wm))).reshape(g * r, 6)
+        if self.at_world:
+            JA = D.reshape(g * r, 6)
+        else:
+            JA = (D @ (self.ad_inv if self.grounded else se3.adjoint_inv(T_wm))).reshape(g * r, 6)
         return (JA @ state.S) * sign
 
 

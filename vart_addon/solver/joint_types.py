@@ -243,12 +243,12 @@ class JointType:
         e = [0.0] * self.dof
         for i, a in zip(self.trans_idx, self.trans_axes):
             e[i] = p[a] - g[i]
-        if jacobian:
-            D = [[0.0] * 6 for _ in range(self.dof)]
+        if jacobian:  # d/d xi, row-major (dof rows of 6)
+            D = [0.0] * (6 * self.dof)
             minus_hat_p = ((0.0, pz, -py), (-pz, 0.0, px), (py, -px, 0.0))
             for i, a in zip(self.trans_idx, self.trans_axes):
-                D[i][a] = 1.0
-                D[i][3:] = minus_hat_p[a]
+                D[6 * i + a] = 1.0
+                D[6 * i + 3:6 * i + 6] = minus_hat_p[a]
         if rot:
             w0 = self.w_idx[0]
             G = (se3.so3_exp(q_goal[0, w0:w0 + 3]) if R_goal is None else R_goal[0]).tolist()
@@ -262,9 +262,10 @@ class JointType:
                 return np.array([e]), None
             A = se3.so3_right_jacobian_inv_floats(ew)
             for i in range(3):  # the rows of J_r^-1(ew) @ R^T
-                Ai = A[i]
-                D[w0 + i][3:] = [Ai[0] * Rj[0] + Ai[1] * Rj[1] + Ai[2] * Rj[2] for Rj in R]
-        return np.array([e]), (np.array([D]) if jacobian else None)
+                Ai, k = A[i], 6 * (w0 + i)
+                D[k + 3:k + 6] = [Ai[0] * Rj[0] + Ai[1] * Rj[1] + Ai[2] * Rj[2] for Rj in R]
+        return np.array([e]), (np.fromiter(D, float, len(D)).reshape(1, self.dof, 6)
+                               if jacobian else None)
 
     def config_error_tree(self, q: np.ndarray, q_goal: np.ndarray):
         """For a tree joint: error (k, dof) of q to q_goal and its derivative d/d dq (k, dof, dof).
@@ -285,6 +286,9 @@ class JointType:
 
 
 def _as_batch(q, dof: int) -> np.ndarray:
+    """``q`` as (k, dof) floats; an array already so is returned as is (callers only read)."""
+    if type(q) is np.ndarray and q.ndim == 2 and q.dtype == np.float64:
+        return q
     q = np.array(q, dtype=float)
     if q.ndim == 2:
         return q
