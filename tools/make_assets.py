@@ -23,7 +23,7 @@ Everything here is made from primitives by this script, so the assets are ours t
   by the examples, assembled at q = 0.
 
 The modular tower (90 four-bar cells: 270 tree joints, 90 closures) is generated at load time
-by :func:`vart_addon.examples.build_tower` instead of being stored.
+by :func:`vart_addon.examples.tower.build_tower` instead of being stored.
 """
 from __future__ import annotations
 

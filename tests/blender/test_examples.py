@@ -15,6 +15,7 @@ import pytest
 from vart_addon import examples as X
 from vart_addon.bridge import SceneBridge
 from vart_addon.bridge import schema as S
+from vart_addon.examples import robots
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 ASSETS = REPO / "assets"
@@ -176,7 +177,7 @@ def test_a_second_copy_gets_its_own_names(vart_registered):
 def test_a_failing_example_adds_nothing(vart_registered, monkeypatch, tmp_path):
     bpy.ops.mesh.primitive_cube_add()
     before = {k: set(getattr(bpy.data, k)) for k in X._DATA}
-    monkeypatch.setattr(X, "ASSETS", tmp_path)
+    monkeypatch.setattr(robots, "ASSETS", tmp_path)
     with pytest.raises(RuntimeError, match="asset .* is missing"):
         bpy.ops.vart.add_example(example="camera_tilt")
     assert {k: set(getattr(bpy.data, k)) for k in X._DATA} == before
@@ -184,7 +185,7 @@ def test_a_failing_example_adds_nothing(vart_registered, monkeypatch, tmp_path):
     def broken(context):  # fails half way: the imported robot must go again
         X.load_athlete(context)
         raise X.ExampleError("step 2 refused")
-    monkeypatch.setattr(X, "ASSETS", ASSETS)
+    monkeypatch.setattr(robots, "ASSETS", ASSETS)
     monkeypatch.setitem(X.EXAMPLES, "athlete", X.Example("athlete", "x", "x", broken))
     with pytest.raises(RuntimeError, match="step 2 refused"):
         bpy.ops.vart.add_example(example="athlete")

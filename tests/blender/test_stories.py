@@ -12,6 +12,7 @@ import pytest
 from vart_addon import examples as X
 from vart_addon.bridge import SceneBridge
 from vart_addon.bridge import schema as S
+from vart_addon.solver import se3
 
 TOL = 1e-6
 N = X.STORY_FRAMES
@@ -116,7 +117,7 @@ def test_story_3_object_inspection(vart_registered):
     rock = bpy.data.objects["rock"]
     assert S.read_object(rock)[0].virtual and S.read_object(rock)[0].locked
     assert js["deck_flat"].type == "cartesian-3"
-    cam_center = X.se3.inverse(lk.joints["inspect"].T_child_frame)[:3, 3]
+    cam_center = se3.inverse(lk.joints["inspect"].T_child_frame)[:3, 3]
     radius = np.linalg.norm(cam_center)
     assert radius == pytest.approx(0.6, abs=1e-6)
     angles = []

@@ -1,0 +1,98 @@
+"""Examples that ship: the robots of ``assets/`` and the four ATHLETE stories (DESIGN.md, "Four
+stories"), each built into the current scene by :func:`add_example` (operator
+``vart.add_example``, sidebar panel "Examples"). This module holds the catalogue
+(:data:`EXAMPLES`) and :func:`add_example`; the examples are built in
+
+- :mod:`.robots`: ``athlete``, ``fourbar``, ``slider_crank`` and ``stewart``, from ``assets/``;
+- :mod:`.tower`: ``tower``, generated;
+- :mod:`.stories`: the four stories, built with vart's operators as a user would
+  (:mod:`.steps`);
+- :mod:`.common`: what they share (:class:`Built`, :class:`ExampleError`, poses, keying).
+
+:func:`check_baked` (:mod:`.check`) checks a bake from the baked values, frame by frame (the
+stories' tests and ``make demo`` use it).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import bpy
+
+from .check import check_baked
+from .common import MECHANISM_FRAMES, Built, ExampleError, pose
+from .robots import (STANDING, WHEEL_RADIUS, contact, load_athlete, load_fourbar,
+                     load_slider_crank, load_stewart)
+from .stories import (PINCH, STORY_FRAMES, TRENCH, story_camera_tilt, story_inspection,
+                      story_pinch, story_trenching)
+from .tower import build_tower
+
+#: What callers outside this package use (the operator and panel, the demo, the tests).
+__all__ = ["Example", "EXAMPLES", "ExampleError", "add_example", "check_baked", "STANDING",
+           "WHEEL_RADIUS", "MECHANISM_FRAMES", "STORY_FRAMES", "TRENCH", "PINCH", "contact",
+           "pose", "load_athlete"]
+
+
+@dataclass(frozen=True)
+class Example:
+    key: str
+    label: str
+    description: str
+    build: object
+    story: bool = False
+
+
+EXAMPLES = {e.key: e for e in (
+    Example("athlete", "ATHLETE Hexapod", "An ATHLETE-like hexapod standing on its six "
+            "wheels: 36 real joints (6 limbs: hip yaw, hip pitch, knee, ankle pitch, ankle "
+            "roll, wheel)", load_athlete),
+    Example("fourbar", "Four-Bar Linkage", "A crank-rocker closed by a revolute joint, its "
+            "crank keyed through one turn", load_fourbar),
+    Example("slider_crank", "Slider-Crank", "Crank, connecting rod and slider closed by a "
+            "revolute joint, the crank keyed through one turn", load_slider_crank),
+    Example("stewart", "Stewart Platform", "Six UPS legs closed at the platform by spherical "
+            "joints: drag the platform", load_stewart),
+    Example("tower", "Modular Tower", "90 stacked four-bar cells: 270 revolute tree joints "
+            "and 90 closures", build_tower),
+    Example("camera_tilt", "Story 1: Camera Tilt", "Tilt the side camera about its own axis; "
+            "the six pinned legs follow (virtual revolute deck-world, keyed 0 to 20 degrees)",
+            story_camera_tilt, True),
+    Example("trenching", "Story 2: Trenching", "Leg 0's foot scoops along a virtual trench "
+            "(prismatic keyed -0.9 to +0.4 m) while the deck stays flat",
+            story_trenching, True),
+    Example("inspection", "Story 3: Object Inspection", "A foot camera orbits a rock at a "
+            "constant distance (virtual spherical joint, its target keyed)",
+            story_inspection, True),
+    Example("pinch", "Story 4: Bimanual Pinch", "Two limbs pinch a virtual object (virtual "
+            "prismatic keyed 0 to -0.6 m, revolute locked)", story_pinch, True),
+)}
+
+
+def add_example(key: str, context=None) -> Built:
+    """Build example ``key`` (see :data:`EXAMPLES`) into the context's scene, at the 3D
+    cursor. Raises :class:`ExampleError` (or a bridge/import error) if it cannot."""
+    context = context if context is not None else bpy.context
+    if key not in EXAMPLES:
+        raise ExampleError(f"no example {key!r}; examples: {', '.join(EXAMPLES)}")
+    scene = context.scene
+    before = {k: set(getattr(bpy.data, k)) for k in _DATA}
+    frames = (scene.frame_start, scene.frame_end, scene.frame_current)
+    try:
+        return EXAMPLES[key].build(context)
+    except BaseException:
+        # nothing half-built stays behind: what the example added goes again
+        for k in _DATA:
+            coll = getattr(bpy.data, k)
+            for x in [x for x in coll if x not in before[k]]:
+                try:
+                    coll.remove(x)
+                except (ReferenceError, RuntimeError):
+                    pass
+        scene.frame_start, scene.frame_end = frames[:2]
+        scene.frame_set(frames[2])
+        from ..operators._common import clear_bridge_cache
+        clear_bridge_cache()
+        raise
+
+
+#: bpy.data collections an example adds to (emptied of its additions when it fails).
+_DATA = ("objects", "meshes", "materials", "cameras", "actions", "collections")

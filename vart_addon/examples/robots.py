@@ -1,0 +1,157 @@
+"""The robots of ``assets/`` (made by ``tools/make_assets.py``), each loaded at the 3D cursor:
+
+- ``athlete``: an ATHLETE-like hexapod, standing (:data:`STANDING`) with its wheels on the
+  ground (z = 0 under the 3D cursor); the deck is a free link, nothing else is added;
+- ``fourbar`` and ``slider_crank``: the URDF tree (fixed to the world) closed by a real
+  revolute joint, the crank keyed through one turn (ready to Bake);
+- ``stewart``: six UPS legs closed at the platform by real spherical joints, the platform's
+  floating joint keyed up, tilted and back.
+
+These closing joints are added through the bridge with float64 frames
+(:func:`add_joint_exact`), not at the 3D cursor: the cursor holds its rotation in single
+precision, and a planar loop whose closing axis is 4e-8 rad off its other (exact) axes no
+longer moves.
+"""
+from __future__ import annotations
+
+import math
+import pathlib
+
+import numpy as np
+
+from ..bridge import schema as S
+from .common import (_PLANAR, MECHANISM_FRAMES, Built, ExampleError, _frames, _origin,
+                     _scene_joint_names, at, key_value, pose)
+
+ASSETS = pathlib.Path(__file__).resolve().parents[2] / "assets"
+
+#: The hexapod's standing pose per limb joint (rad): thigh up 20 degrees, the ankle segment
+#: straight down, so each wheel touches the ground directly under its centre.
+STANDING = {"hip_yaw": 0.0, "hip_pitch": -0.35, "knee_pitch": 1.45,
+            "ankle_pitch": math.pi / 2 - 1.10, "ankle_roll": 0.0, "wheel": 0.0}
+WHEEL_RADIUS = 0.15         # m (tools/make_assets.py)
+
+
+def asset(name: str) -> pathlib.Path:
+    """The URDF file of robot ``name`` in ``assets/`` (ExampleError if it is missing)."""
+    path = ASSETS / name / f"{name}.urdf"
+    if not path.is_file():
+        raise ExampleError(f"asset {path} is missing (a broken install?)")
+    return path
+
+
+def _import(context, name: str, **kw):
+    from ..io_urdf import import_urdf
+    return import_urdf(asset(name), context=context, scene=context.scene, use_env=False, **kw)
+
+
+def standing_pose() -> tuple[dict, float]:
+    """(URDF joint values, deck height) of the standing hexapod: the wheels' lowest points on
+    z = 0."""
+    from ..solver import urdf
+    q = {f"leg{k}_{j}": v for k in range(6) for j, v in STANDING.items()}
+    robot = urdf.read_urdf(asset("athlete"))
+    T = urdf.link_poses(robot, q)
+    return q, WHEEL_RADIUS - float(T["leg0_wheel"][2, 3])
+
+
+def load_athlete(context) -> Built:
+    q, height = standing_pose()
+    o = _origin(context)
+    robot = _import(context, "athlete", q=q, base_pose=at(o + (0.0, 0.0, height)))
+    return Built("athlete", robot.collection, dict(robot), [])
+
+
+def contact(wheel_ob) -> np.ndarray:
+    """The lowest point of a standing wheel (world): under its centre by the radius."""
+    return pose(wheel_ob)[:3, 3] - (0.0, 0.0, WHEEL_RADIUS)
+
+
+def _add_mechanism(context, name, closures, crank, turn=2 * math.pi) -> Built:
+    """Import ``name`` (fixed to the world), close it with real joints ``closures`` =
+    [(joint name, type, parent link, child link, point in the parent's frame, axis-frame
+    rotation)], key ``crank`` through ``turn`` over MECHANISM_FRAMES."""
+    o = _origin(context)
+    robot = _import(context, name, base_pose=at(o), fixed_base=True)
+    built = Built(name, robot.collection, dict(robot))
+    for jn, jtype, parent, child, point, R, on in closures:
+        built.joints.append(add_joint_exact(context, jn, jtype, robot[parent], robot[child],
+                                            point, R, on=on))
+    if crank:
+        jn = robot.joints[crank]
+        ob = _child_of(context.scene, jn)
+        q0 = float(ob[S.KEY]["joints"][jn]["q"][0])
+        key_value(ob, jn, "q", [(1, [q0]), (MECHANISM_FRAMES, [q0 + turn])])
+        built.driven = jn
+        built.frames = _frames(context.scene, MECHANISM_FRAMES)
+    return built
+
+
+def add_joint_exact(context, name, jtype, parent_ob, child_ob, point, R, *,
+                    on: str = "parent") -> str:
+    """Add a real joint through the bridge (what ``vart.add_joint`` does) with its frame at
+    ``point`` in the frame of the parent link (``on="parent"``) or of the child, and world
+    rotation ``R``, in float64: the 3D cursor keeps
+    rotations in float32, ~4e-8 rad off an exact axis, enough to lock a planar loop whose other
+    axes come exact from a URDF. Returns the joint's name (made unique)."""
+    from ..bridge import edits
+    from ..operators import _common as OC
+    scene = context.scene
+
+    def mutate(lk):
+        jn = edits.unique_joint_name(name, lk.joints)
+        T = lk.pose((parent_ob if on == "parent" else child_ob).name)
+        W = at((T @ np.append(point, 1.0))[:3], R)
+        lk.add_joint(jn, jtype, parent_ob.name, child_ob.name, world_frame=W)
+        return jn
+
+    try:
+        res = edits.edit(mutate, scene, bridge=OC.bridge_for(scene), **OC.solve_kw(scene))
+    except OC.ERRORS as e:
+        raise ExampleError(f"joint {name!r}: {e}") from None
+    return res.value
+
+
+def _child_of(scene, joint: str):
+    from ..operators._common import joint_names
+    return joint_names(scene)[joint]
+
+
+def load_fourbar(context) -> Built:
+    b = _coupler_length()
+    return _add_mechanism(context, "fourbar",
+                          [("C", "revolute", "coupler", "rocker", (b, 0.0, 0.0), _PLANAR,
+                            "parent")],
+                          "A")
+
+
+def _coupler_length() -> float:
+    """Where the coupler meets the rocker, along the coupler's x: the pin drawn there."""
+    from ..solver import urdf
+    robot = urdf.read_urdf(asset("fourbar"))
+    return float(next(v for v in robot.link_by_name("coupler").visuals
+                      if v.name == "coupler_end").origin.xyz[0])
+
+
+def load_slider_crank(context) -> Built:
+    # the rod meets the slider at the slider's origin (its pin)
+    return _add_mechanism(context, "slider_crank",
+                          [("rod_slider", "revolute", "rod", "slider", (0.0, 0.0, 0.0),
+                            _PLANAR, "child")], "crank_joint")
+
+
+def load_stewart(context) -> Built:
+    # the ball at the tip of leg i's upper rod (its link origin) meets the platform there
+    built = _add_mechanism(context, "stewart", [
+        (f"leg{i}_ball", "spherical", "platform", f"leg{i}_upper", (0.0, 0.0, 0.0),
+         np.eye(3), "child") for i in range(6)], None)
+    # the platform's floating joint (x, y, z, rotation vector) keyed: up and tilted, back
+    jn = next(n for n in _scene_joint_names(context.scene)
+              if n == "platform_float" or n.startswith("platform_float."))
+    ob = _child_of(context.scene, jn)
+    tilt = [0.05, 0.0, 0.08, math.radians(12), 0.0, 0.0]
+    key_value(ob, jn, "q", [(1, [0.0] * 6), (MECHANISM_FRAMES // 2, tilt),
+                            (MECHANISM_FRAMES, [0.0] * 6)])
+    built.driven = jn
+    built.frames = _frames(context.scene, MECHANISM_FRAMES)
+    return built
