@@ -13,7 +13,8 @@ Build a :class:`Linkage` (links, joints of the 12 catalog types plus ``fixed``, 
 
 Modules:
 
-- :mod:`.se3` (Lie groups), :mod:`.joint_types` (the catalog), :mod:`.linkage` (data);
+- :mod:`.se3` (Lie groups), :mod:`.joint_types` (the catalog; its pose derivatives in
+  :mod:`.pose_derivatives`), :mod:`.linkage` (data);
 - :mod:`.editing`, :mod:`.tree_edit`, :mod:`.goals_edit` (validated mutations, also bound as
   Linkage methods);
 - :mod:`.kinematics` (vectorized FK), :mod:`.topology` (solve groups), :mod:`.goals`,
