@@ -16,7 +16,7 @@ changed. :meth:`DragSession.cancel` puts back every touched object's transform c
 whole ``["vart"]`` group exactly as they were (a snapshot taken at begin), and the bridge's
 cache with them (:meth:`SceneBridge.checkpoint`). :meth:`DragSession.confirm` keeps the pose;
 with the scene's auto-keying on it keys the changed links' transforms and joints' values at
-the current frame (:func:`vart_addon.bake.key_pose`).
+the current frame (:func:`vart_addon.keying.key_pose`).
 
 A link drag's target is dropped when the drag ends. A joint drag is Operate Joint made
 continuous: confirming stores the target at the final value in the joint's properties, as
@@ -297,7 +297,7 @@ class DragSession:
         if auto_key is None:
             auto_key = bool(ts.use_keyframe_insert_auto)
         if auto_key and (links or joints or target_of):
-            from .bake import key_pose
+            from .keying import key_pose
             replace = getattr(ts, "auto_keying_mode", "") == "REPLACE_KEYS"
             self.keyed = key_pose(self.scene, links=links, joints=joints,
                                   targets=[target_of] if target_of else [],

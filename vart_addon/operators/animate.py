@@ -316,7 +316,7 @@ class VART_OT_key_pose(bpy.types.Operator):
         return C.object_mode(cls, context)
 
     def execute(self, context):
-        from ..bake import key_pose
+        from ..keying import key_pose
         try:
             res = key_pose(context.scene)
         except C.ERRORS as e:
