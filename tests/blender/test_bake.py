@@ -24,6 +24,7 @@ sys.path.insert(0, str(REPO / "bench"))
 import blender_scenes as BS  # noqa: E402
 
 from vart_addon import bake as BK  # noqa: E402
+from vart_addon import keying as KP  # noqa: E402
 from vart_addon.bridge import SceneBridge, fcurves_of, q_data_path, schema as S  # noqa: E402
 from vart_addon.bridge import animation as A  # noqa: E402
 from vart_addon.solver import Settings, Solver, se3  # noqa: E402
@@ -261,10 +262,10 @@ def test_key_pose_keys_every_link_and_joint_once(opkit):
                              + [(q_data_path("ball"), i, (3.0,)) for i in range(3)])
     fc = A.find_fcurve(b, "rotation_quaternion", 3)
     assert fc.keyframe_points[0].co[1] == pytest.approx(b.rotation_quaternion[3])
-    assert A.group_of(fc) == BK.TRANSFORM_GROUP
-    assert A.group_of(A.find_fcurve(b, q_data_path("ball"), 0)) == BK.JOINT_GROUP
+    assert A.group_of(fc) == KP.TRANSFORM_GROUP
+    assert A.group_of(A.find_fcurve(b, q_data_path("ball"), 0)) == KP.JOINT_GROUP
     scene.frame_set(8)
-    res = BK.key_pose(scene)
+    res = KP.key_pose(scene)
     assert res.frame == 8.0 and res.links == ["a", "b"] and res.joints == ["ball", "hinge"]
     assert all(len(fc.keyframe_points) == 2 for fc in fcurves_of(a))
 
@@ -351,7 +352,7 @@ def test_an_animated_closure_target_is_followed_frame_by_frame(opkit):
     s.begin_joint("C")
     s.update(c0)
     s.confirm()
-    path = BK.joint_data_path("C", "target_q")
+    path = KP.joint_data_path("C", "target_q")
     fc = A.find_fcurve(rocker, path)
     assert fc is not None and [k.co[0] for k in fc.keyframe_points] == [1.0]
     scene.tool_settings.use_keyframe_insert_auto = False

@@ -23,6 +23,7 @@ sys.path.insert(0, str(REPO / "bench"))
 import blender_scenes as BS  # noqa: E402
 
 from vart_addon import drag as D  # noqa: E402
+from vart_addon import drag_events as DE  # noqa: E402
 from vart_addon import drag_math as DM  # noqa: E402
 from vart_addon.bridge import BridgeError, SceneBridge, fcurves_of, q_data_path  # noqa: E402
 from vart_addon.solver import Settings, Solver, se3  # noqa: E402
@@ -265,14 +266,14 @@ def test_link_drag_maps_mouse_keys_and_modifiers_like_g_and_r(hexapod):
     T0 = hx.bridge.linkage.pose("deck")
     x0, y0 = view.project(T0[:3, 3])
     x0 += 50  # grabbed 5 cm from the link's origin
-    ctl = D.LinkDrag(s, "deck", (x0, y0))
-    assert ctl.handle(move(x0 + 20, y0 + 10), view) == D.RUNNING
+    ctl = DE.LinkDrag(s, "deck", (x0, y0))
+    assert ctl.handle(move(x0 + 20, y0 + 10), view) == DE.RUNNING
     np.testing.assert_allclose(s.value[:3, 3] - T0[:3, 3], [0.02, 0.01, 0.0], atol=1e-12)
     np.testing.assert_allclose(s.value[:3, :3], T0[:3, :3])
     assert "Move +0.0200 m +0.0100 m" in ctl.header() and "ms/update" in ctl.header()
     assert_feet_pinned(hx)
     # X: along global x only; Ctrl snaps to 0.1 m, with Shift to 0.01 m (and finer motion)
-    assert ctl.handle(ev("X"), view) == D.RUNNING
+    assert ctl.handle(ev("X"), view) == DE.RUNNING
     np.testing.assert_allclose(s.value[:3, 3] - T0[:3, 3], [0.02, 0, 0], atol=1e-12)
     assert "along X (global)" in ctl.header()
     ctl.handle(move(x0 + 37, y0 + 10, ctrl=True, shift=True), view)
@@ -282,8 +283,8 @@ def test_link_drag_maps_mouse_keys_and_modifiers_like_g_and_r(hexapod):
     assert "[snap]" in ctl.header()
     # navigation passes through; other keys are swallowed
     for t in ("MIDDLEMOUSE", "WHEELUPMOUSE", "NUMPAD_5"):
-        assert ctl.handle(ev(t), view) == D.PASS_THROUGH
-    assert ctl.handle(ev("K"), view) == D.RUNNING
+        assert ctl.handle(ev(t), view) == DE.PASS_THROUGH
+    assert ctl.handle(ev("K"), view) == DE.RUNNING
     # X twice more: local x, then no constraint
     ctl.handle(ev("X"), view)
     assert ctl.constraint.space == "LOCAL"
@@ -309,16 +310,16 @@ def test_link_drag_maps_mouse_keys_and_modifiers_like_g_and_r(hexapod):
     ctl.handle(move(px + 50 * math.cos(0.06), py + 50 * math.sin(0.06), ctrl=True), view)
     w = se3.so3_log(s.value[:3, :3] @ here[:3, :3].T)
     np.testing.assert_allclose(w, [0, 0, math.radians(5)], atol=1e-9)
-    assert ctl.handle(ev("RET"), view) == D.FINISHED
-    assert ctl.handle(ev("ESC"), view) == D.CANCELLED
-    assert ctl.handle(ev("RIGHTMOUSE"), view) == D.CANCELLED
+    assert ctl.handle(ev("RET"), view) == DE.FINISHED
+    assert ctl.handle(ev("ESC"), view) == DE.CANCELLED
+    assert ctl.handle(ev("RIGHTMOUSE"), view) == DE.CANCELLED
     s.cancel()
 
 
 def test_joint_drag_maps_horizontal_motion_to_the_value(hexapod):
     hx = hexapod
     s = D.DragSession(hx.bridge, SETTINGS)
-    ctl = D.JointDrag(s, "base_rx", (100, 100))
+    ctl = DE.JointDrag(s, "base_rx", (100, 100))
     q0 = float(ctl.q0[0])
     ctl.handle(move(140, 300), TopView())
     assert s.value[0] == pytest.approx(q0 + math.radians(10))
@@ -446,8 +447,8 @@ def test_the_view_is_the_areas_main_region_whichever_region_started_the_operator
     assert view.region is win and view.rv3d is rv3d
     e = types.SimpleNamespace(mouse_x=130, mouse_y=95, mouse_region_x=30, mouse_region_y=-505)
     np.testing.assert_allclose(view.xy(e), [30, 45])
-    np.testing.assert_allclose(D._xy(e, view), [30, 45])
-    np.testing.assert_allclose(D._xy(e), [30, -505])
+    np.testing.assert_allclose(DE._xy(e, view), [30, 45])
+    np.testing.assert_allclose(DE._xy(e), [30, -505])
     assert AN._view_of(types.SimpleNamespace(area=None, region=None)) is None
     other = types.SimpleNamespace(type='IMAGE_EDITOR')
     assert AN._view_of(types.SimpleNamespace(area=other, region=win)) is None

@@ -1,7 +1,8 @@
 """Drag, Operate Joint (modal), Key Pose and Bake: the operators of a user's animation day.
 
 - ``vart.drag``: drag the active link in the viewport like Blender's G and R (the logic is
-  :class:`vart_addon.drag.DragSession`; the event mapping :class:`vart_addon.drag.LinkDrag`).
+  :class:`vart_addon.drag.DragSession`; the event mapping
+  :class:`vart_addon.drag_events.LinkDrag`).
   Mouse: move in the view plane through the link's origin; R: rotate about the view axis
   (R again: back to moving); X / Y / Z: constrain to the global axis, again for the link's
   local axis, again for none (Shift+X/Y/Z: the plane across that axis); Ctrl: snap (0.1 m,
@@ -29,6 +30,7 @@ from bpy.props import BoolProperty, EnumProperty, FloatVectorProperty, IntProper
 from mathutils import Euler, Matrix
 
 from .. import drag as D
+from .. import drag_events as DE
 from .. import drag_math as DM
 from . import _common as C
 
@@ -114,13 +116,13 @@ class _Modal:
         ctl = self._ctl
         view = _view_of(context) or self._view
         r = ctl.handle(event, view)
-        if r == D.RUNNING:
+        if r == DE.RUNNING:
             _header(context, ctl.header())
             return {'RUNNING_MODAL'}
-        if r == D.PASS_THROUGH:
+        if r == DE.PASS_THROUGH:
             return {'PASS_THROUGH'}
         _header(context, None)
-        if r == D.FINISHED:
+        if r == DE.FINISHED:
             try:
                 self.remember(ctl)
                 _finish(self, context, ctl.session, ctl.session.status,
@@ -187,7 +189,7 @@ class VART_OT_drag(_Modal, bpy.types.Operator):
         self._view = view
         name = self._name(context)
         xy = _mouse(view, event)
-        return self.start(context, lambda s: D.LinkDrag(s, name, xy, self.mode))
+        return self.start(context, lambda s: DE.LinkDrag(s, name, xy, self.mode))
 
     def remember(self, ctl):
         """The drag as operator properties (Adjust Last Operation re-runs them)."""
@@ -253,7 +255,7 @@ class VART_OT_operate_joint_modal(_Modal, bpy.types.Operator):
         xy = _mouse(view, event)
 
         def make(session):
-            ctl = D.JointDrag(session, name, xy, min(self.dof, 5))
+            ctl = DE.JointDrag(session, name, xy, min(self.dof, 5))
             ctl.length_per_pixel = _pixel_size(session, name, view, xy)
             return ctl
         return self.start(context, make)
@@ -316,7 +318,7 @@ class VART_OT_key_pose(bpy.types.Operator):
         return C.object_mode(cls, context)
 
     def execute(self, context):
-        from ..bake import key_pose
+        from ..keying import key_pose
         try:
             res = key_pose(context.scene)
         except C.ERRORS as e:

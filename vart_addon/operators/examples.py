@@ -70,7 +70,7 @@ class VART_OT_key_joint(bpy.types.Operator):
         return C.poll_joint(cls, context)
 
     def execute(self, context):
-        from ..bake import key_pose
+        from ..keying import key_pose
         from ..bridge import schema as S
         scene = context.scene
         ob, name = C.active_joint(context)
