@@ -46,7 +46,8 @@ from .visuals import VisualBuilder
 from .mesh_data import new_material  # noqa: F401
 from .visuals import MISSING_KEY
 
-__all__ = ["import_urdf", "ImportedRobot", "SOURCE_KEY", "MISSING_KEY", "MAX_SOURCE_CHARS"]
+__all__ = ["import_urdf", "ImportedRobot", "SOURCE_KEY", "MISSING_KEY", "MAX_SOURCE_CHARS",
+           "read_source"]
 
 #: Collection property holding the imported URDF: ``{"file": path, "text": URDF text}``.
 SOURCE_KEY = "vart_urdf"
@@ -101,6 +102,15 @@ def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, base
         raise IoError(msg if msg.startswith(name) else f"{name}: {msg}") from None
     text = data.decode("utf-8", "replace")
     return _Builder(ctx, scene, path, text, robot, lk, umap, search_paths, use_env).run()
+
+
+def read_source(src) -> urdf.Robot:
+    """The robot of the URDF an import kept (``collection[SOURCE_KEY]``): parsed from its text,
+    or read from its file when the text was too large to keep. Raises OSError or UrdfError."""
+    source = str(src.get("file", ""))
+    text = str(src.get("text", ""))
+    return urdf.read_urdf(text, source_name=os.path.basename(source)) if text else \
+        urdf.read_urdf(source)
 
 
 # ---- building ---------------------------------------------------------------------------------

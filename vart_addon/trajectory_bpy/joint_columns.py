@@ -82,7 +82,7 @@ def velocity_limits(scene, data=None, notes=None) -> dict:
     """Joint name -> velocity limit (rad/s or m/s) from the URDFs the scene's robots were
     imported from (see the module doc). ``notes`` (a list) receives a line per URDF that
     could not be read again."""
-    from ..io_urdf.importer import SOURCE_KEY
+    from ..io_urdf.importer import SOURCE_KEY, read_source
     from ..solver import urdf
     obs = _link_objects(scene)
     data = data if data is not None else S.read_scene(obs.values())
@@ -91,11 +91,8 @@ def velocity_limits(scene, data=None, notes=None) -> dict:
         src = coll.get(SOURCE_KEY)
         if src is None:
             continue
-        source = str(src.get("file", ""))
-        text = str(src.get("text", ""))
         try:
-            robot = urdf.read_urdf(text, source_name=os.path.basename(source)) if text else \
-                urdf.read_urdf(source)
+            robot = read_source(src)
         except (OSError, urdf.UrdfError) as e:
             if notes is not None:
                 notes.append(f"velocity limits of {coll.name!r} unknown: its URDF cannot be "
