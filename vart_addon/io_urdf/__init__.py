@@ -2,6 +2,8 @@
 
 - :mod:`.importer`: :func:`import_urdf` (Python API) - one Empty per URDF link with its
   visuals as child objects, one real vart joint per URDF joint.
+- :mod:`.visuals`: an import's visual objects (one child object per ``<visual>``, colours).
+- :mod:`.mesh_data`: their meshes (read with Blender's importers, or generated) and materials.
 - :mod:`.exporter`: :func:`export_urdf` - the scene's real robot as URDF with STL meshes.
 - :mod:`.presets`: :func:`save_preset` / :func:`load_preset` - the virtual links and joints,
   locks, targets and postures added to a robot, as JSON keyed by link names.

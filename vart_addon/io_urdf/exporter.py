@@ -42,7 +42,7 @@ from ..solver import VartError, urdf
 from ..solver.urdf_linkage_export import urdf_from_linkage
 from . import mesh_files, stl
 from .errors import IoError
-from .importer import MISSING_KEY, SOURCE_KEY
+from .importer import MISSING_KEY, SOURCE_KEY, read_source
 
 __all__ = ["export_urdf", "ExportResult", "robot_components"]
 
@@ -270,10 +270,8 @@ def _template(obs, real, folder, warnings):
         return None
     src = best[SOURCE_KEY]
     source = str(src.get("file", ""))
-    text = str(src.get("text", ""))
     try:
-        robot = urdf.read_urdf(text, source_name=os.path.basename(source)) if text else \
-            urdf.read_urdf(source)
+        robot = read_source(src)
     except (OSError, urdf.UrdfError) as e:
         warnings.append(f"the URDF {source!r} the robot came from cannot be read again ({e}); "
                         "collisions, inertia tensors and effort/velocity limits are not kept")
