@@ -35,8 +35,6 @@ from .bridge import build as B
 from .bridge import poses as P
 from .bridge.scene import closure_qs
 from .bridge import schema as S
-# Key Pose's joint group, still importable from here: trajectory_bpy imports it with the bake
-from .keying import JOINT_GROUP  # noqa: F401
 from .solver import Settings, VartError
 from .solver import goals as G
 

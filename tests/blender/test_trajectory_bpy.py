@@ -23,6 +23,7 @@ sys.path.insert(0, str(REPO / "bench"))
 import blender_scenes as BS  # noqa: E402
 
 from vart_addon import bake as BK  # noqa: E402
+from vart_addon import keying as KY  # noqa: E402
 from vart_addon import trajectory_bpy as TB  # noqa: E402
 from vart_addon.bridge import SceneBridge  # noqa: E402
 from vart_addon.bridge import animation as A  # noqa: E402
@@ -375,7 +376,7 @@ def test_import_keys_the_file_values_and_the_links_follow_after_the_bake(ext, tm
         np.testing.assert_allclose(co[:, 0], 11 + traj.times * fps, atol=1e-4)
         np.testing.assert_allclose(co[:, 1], traj.positions[:, traj.joint_names.index(name)],
                                    atol=1e-6)
-        assert A.group_of(fc) == BK.JOINT_GROUP
+        assert A.group_of(fc) == KY.JOINT_GROUP
         assert {k.interpolation for k in fc.keyframe_points} == {'LINEAR'}
     # the links follow: every frame where the keyed values put them, as they were baked
     for f in (11, 12, 20, 29, 35):
@@ -430,7 +431,7 @@ def test_import_onto_a_baked_scene_replaces_the_baked_curves_and_rebakes(tmp_pat
     # import it back over the baked curves: B and D become inputs, the closure C follows
     res = TB.import_trajectory(scene, path, start_frame=1, settings=TIGHT)
     assert res.follow_solve == ["C"] and sorted(res.keyed) == ["A", "B", "D"]
-    assert A.group_of(fcB) == BK.JOINT_GROUP
+    assert A.group_of(fcB) == KY.JOINT_GROUP
     assert len(fcB.keyframe_points) == 13
     assert res.bake.unmet == {} and len(res.bake.kept) == 3
     for f in (1, 6, 13):

@@ -94,5 +94,5 @@ def _scene_joint_names(scene):
 
 
 def _material(name, rgba):
-    from ..io_urdf.importer import new_material
+    from ..io_urdf.mesh_data import new_material
     return new_material(name, rgba)

@@ -40,10 +40,7 @@ from .errors import IoError
 from .mesh_data import _Added
 from .visuals import VisualBuilder
 
-# Re-imported so that they stay importable from here, where their users import them:
-# MISSING_KEY (part of this module's API, used by .exporter and the tests) and new_material
-# (used by vart_addon.examples).
-from .mesh_data import new_material  # noqa: F401
+# Re-imported: part of this module's API (used by .exporter and the tests).
 from .visuals import MISSING_KEY
 
 __all__ = ["import_urdf", "ImportedRobot", "SOURCE_KEY", "MISSING_KEY", "MAX_SOURCE_CHARS",

@@ -146,7 +146,8 @@ def apply_trajectory(scene, traj: TR.Trajectory, start_frame=None, *, path: str 
     and, with ``bake``, bake the frames it spans (see the module doc). ``settings``,
     ``gravity`` and ``progress`` go to the bake. Raises :class:`TrajectoryError` (or
     SchemaError) with nothing changed when nothing can be keyed."""
-    from ..bake import BAKE_GROUP, JOINT_GROUP, bake as run_bake
+    from ..bake import BAKE_GROUP, bake as run_bake
+    from ..keying import JOINT_GROUP
     scene = scene or bpy.context.scene
     if not isinstance(traj, TR.Trajectory):
         raise TrajectoryError(f"expected a Trajectory, got {type(traj).__name__}")
