@@ -42,13 +42,6 @@ BAKE_GROUP = A.BAKE_GROUP
 
 
 # ---- bake -------------------------------------------------------------------------------------
-def _set_gravity(lk, gravity):
-    g = None if gravity is None else np.asarray(gravity, float)
-    if (g is None) != (lk.gravity is None) or (g is not None
-                                                and not np.array_equal(g, lk.gravity)):
-        lk.set_gravity(g)
-
-
 def _release(bridge, lk, data, inputs, checkpoint):
     """Take the bake's own goals off the linkage (stored goals as the data says; the link
     targets the bridge holds are re-applied by the rollback) and put the bridge's cache back
@@ -130,7 +123,7 @@ def bake(scene=None, frame_start=None, frame_end=None, *, bridge: SceneBridge | 
     jlist = [(jn, j) for jn, j in lk.joints.items() if j.dof]
     T_out = np.empty((n, len(names), 4, 4))
     q_out = {jn: np.empty((n, j.dof)) for jn, j in jlist}
-    _set_gravity(lk, gravity)
+    lk.set_gravity(gravity)
     old_settings = bridge.settings
     # Without the bend predictor (solver.Settings), each frame's pose is a function of the
     # previous one's and the frame's goals only: re-baking part of a range gives the same keys.

@@ -141,10 +141,7 @@ class DragSession:
             raise BridgeError("a drag is already in progress")
         self.bridge.sync()  # validates the scene; nothing is changed if it refuses
         lk = self.bridge.linkage
-        g = None if self.gravity is None else np.asarray(self.gravity, float)
-        if (g is None) != (lk.gravity is None) or (g is not None
-                                                    and not np.array_equal(g, lk.gravity)):
-            lk.set_gravity(g)
+        lk.set_gravity(self.gravity)
         self._saved = {n: ObjectState(ob) for n, ob in self.bridge.objects().items()}
         self._checkpoint = self.bridge.checkpoint()
         self.status, self.times, self.keyed = None, [], None

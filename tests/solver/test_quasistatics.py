@@ -153,3 +153,21 @@ def test_gravity_off_means_no_motion():
     assert lk.joint("pivot").q[0] == 0.5
     lk.set_gravity([0, 0, 0])
     assert Solver(lk).solve().iterations == 0
+
+
+def test_setting_the_gravity_it_already_has_changes_nothing():
+    """The bake, a drag and every scene edit set the scene's gravity before they solve: the
+    same value again must not make the solver analyse the goals anew."""
+    lk = pendulum(0.5)
+    v = lk.goals_version
+    for same in ([0, -G, 0], (0.0, -G, 0.0), np.array([0.0, -G, 0.0])):
+        lk.set_gravity(same)
+        assert lk.goals_version == v
+    lk.set_gravity([0, 0, -G])
+    assert lk.goals_version > v and lk.gravity.tolist() == [0, 0, -G]
+    v = lk.goals_version
+    lk.set_gravity(None)
+    assert lk.goals_version > v and lk.gravity is None
+    v = lk.goals_version
+    lk.set_gravity(None)
+    assert lk.goals_version == v

@@ -251,7 +251,7 @@ def edit(mutate, scene=None, *, solve: bool = False, settings: Settings | None =
                {} if reparent is None else reparent, undo, bridge.scene, result)
         bridge.sync()
         if solve or moved:
-            _set_gravity(bridge.linkage, gravity)
+            bridge.linkage.set_gravity(gravity)
             result.status = bridge.solve(settings, sync=False)
         result.moved = bridge.write_back().links
     except VartError as e:
@@ -263,13 +263,6 @@ def edit(mutate, scene=None, *, solve: bool = False, settings: Settings | None =
         undo.restore()
         raise
     return result
-
-
-def _set_gravity(lk, gravity):
-    g = None if gravity is None else np.asarray(gravity, float)
-    if (g is None) != (lk.gravity is None) or (g is not None
-                                                and not np.array_equal(g, lk.gravity)):
-        lk.set_gravity(g)
 
 
 def _fields(rec, skip, old=None) -> dict:

@@ -60,8 +60,12 @@ def set_mass(lk: Linkage, link: str, mass: float, com=None):
 
 
 def set_gravity(lk: Linkage, gravity):
-    """World gravity vector (m/s^2), or None to switch gravity off (the default)."""
-    lk.gravity = None if gravity is None else V.vec(gravity, 3, "gravity")
+    """World gravity vector (m/s^2), or None to switch gravity off (the default). The value
+    it already has changes nothing (the goals are not analysed again)."""
+    g = None if gravity is None else V.vec(gravity, 3, "gravity")
+    if (g is None) == (lk.gravity is None) and (g is None or np.array_equal(g, lk.gravity)):
+        return
+    lk.gravity = g
     lk.touch_goals()
 
 
