@@ -33,6 +33,7 @@ import numpy as np
 
 from .bridge import BridgeError
 from .bridge import schema as S
+from .keying import key_pose
 from .solver import Settings
 
 #: Transform channels a write of ``matrix_world`` can change (rotation_mode first: setting it
@@ -285,7 +286,6 @@ class DragSession:
         if auto_key is None:
             auto_key = bool(ts.use_keyframe_insert_auto)
         if auto_key and (links or joints or target_of):
-            from .keying import key_pose
             replace = getattr(ts, "auto_keying_mode", "") == "REPLACE_KEYS"
             self.keyed = key_pose(self.scene, links=links, joints=joints,
                                   targets=[target_of] if target_of else [],
