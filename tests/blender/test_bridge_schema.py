@@ -194,7 +194,8 @@ def test_writing_into_garbage_or_newer_data_is_refused():
 
 
 def test_read_scene_skips_plain_objects_sorts_and_checks_across_objects():
-    a, b, c, plain = new("b_link"), new("a_link"), new("c_link"), new("plain")
+    a, b, c = new("b_link"), new("a_link"), new("c_link")
+    new("plain")  # an object without vart data: not a link
     for ob in (a, b, c):
         write_link(ob)
     write_joint(a, "z", "revolute", b)
