@@ -603,3 +603,15 @@ def test_link_poses_floating_planar_and_mimic():
     with pytest.raises(UrdfError, match="float"):
         link_poses(r, {"float": [1, 2, 3]})
     assert parse_urdf_string(write_urdf(r)) == r
+
+
+@pytest.mark.parametrize("make, where", [
+    (lambda o: urdf.Visual(geometry=urdf.Box((1, 1, 1)), origin=o), "<visual>"),
+    (lambda o: urdf.Collision(geometry=urdf.Box((1, 1, 1)), origin=o), "<collision>"),
+    (lambda o: urdf.Inertial(mass=1.0, origin=o), "<inertial>"),
+    (lambda o: urdf.Joint(name="j", type="fixed", parent="a", child="b", origin=o), "joint 'j'"),
+])
+def test_an_origin_that_is_not_an_origin_is_refused_naming_its_element(make, where):
+    make(urdf.Origin((0.1, 0.0, 0.0)))  # a real one is fine
+    with pytest.raises(urdf.UrdfError, match=f"{where}.*origin must be an Origin"):
+        make(((0.1, 0.0, 0.0), (0.0, 0.0, 0.0)))

@@ -133,3 +133,8 @@ class Origin:
     @property
     def is_identity(self) -> bool:
         return self.xyz == (0.0, 0.0, 0.0) and self.rpy == (0.0, 0.0, 0.0)
+
+
+def _check_origin(o: Any) -> None:
+    if not isinstance(o, Origin):
+        raise UrdfError("origin must be an Origin")

@@ -15,7 +15,8 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from .urdf_base import Origin, UrdfError, _finite, _opt_str, _set, _vec, context
+from .urdf_base import (Origin, UrdfError, _check_origin, _finite, _opt_str, _set, _vec,
+                        context)
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,13 @@ def _check_geometry(g: Any) -> None:
         raise UrdfError(f"geometry must be Box, Cylinder, Sphere or Mesh, not {type(g).__name__}")
 
 
+def _check_placed(shape) -> None:
+    """The fields a visual and a collision share: geometry, origin, optional name."""
+    _check_geometry(shape.geometry)
+    _check_origin(shape.origin)
+    _set(shape, "name", _opt_str(shape.name, "name"))
+
+
 def _rgba(x: Any) -> Optional[tuple[float, ...]]:
     return None if x is None else _vec(x, 4, "<color> rgba")
 
@@ -124,10 +132,7 @@ class Visual:
 
     def __post_init__(self):
         with context("<visual>"):
-            _check_geometry(self.geometry)
-            if not isinstance(self.origin, Origin):
-                raise UrdfError("origin must be an Origin")
-            _set(self, "name", _opt_str(self.name, "name"))
+            _check_placed(self)
             _set(self, "material_name", _opt_str(self.material_name, "<material> name"))
             _set(self, "rgba", _rgba(self.rgba))
             _set(self, "texture", _opt_str(self.texture, "<texture> filename"))
@@ -143,10 +148,7 @@ class Collision:
 
     def __post_init__(self):
         with context("<collision>"):
-            _check_geometry(self.geometry)
-            if not isinstance(self.origin, Origin):
-                raise UrdfError("origin must be an Origin")
-            _set(self, "name", _opt_str(self.name, "name"))
+            _check_placed(self)
 
 
 INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
@@ -170,8 +172,7 @@ class Inertial:
             if m < 0:
                 raise UrdfError(f"<mass> value is negative: {m}")
             _set(self, "mass", m)
-            if not isinstance(self.origin, Origin):
-                raise UrdfError("origin must be an Origin")
+            _check_origin(self.origin)
             I = self.inertia
             if np.shape(I) == (3, 3):
                 I = np.asarray(I, dtype=float)

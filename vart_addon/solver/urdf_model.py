@@ -31,7 +31,7 @@ from typing import Optional
 
 import numpy as np
 
-from .urdf_base import Origin, UrdfError, _finite, _set, _vec, context
+from .urdf_base import Origin, UrdfError, _check_origin, _finite, _set, _vec, context
 from .urdf_geometry import Collision, Inertial, Material, Visual
 
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
@@ -141,8 +141,7 @@ class Joint:
                     raise UrdfError(f"missing <{end}> link")
             if self.parent == self.child:
                 raise UrdfError(f"parent and child are the same link '{self.parent}'")
-            if not isinstance(self.origin, Origin):
-                raise UrdfError("origin must be an Origin")
+            _check_origin(self.origin)
             axis = np.array(_vec(self.axis, 3, "<axis> xyz"))
             n = float(np.linalg.norm(axis))
             if n < 1e-12:
