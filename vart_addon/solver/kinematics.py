@@ -2,11 +2,14 @@
 
 A :class:`TreeModel` is compiled once per topology. It orders the links (index 0 is the ground),
 lays the tree joints' configurations out in one flat vector ``q`` (the solver's variables), and
-computes the tree joints together: every revolute, prismatic, helical and fixed joint in one
-fused pass (:class:`_OneAxis`), the other types one numpy call per type.
+computes the tree joints together: every revolute, prismatic and helical joint in one fused
+pass (:class:`_OneAxis`), the other moving types one numpy call per type.
 
-* :meth:`TreeModel.fk` gives ``T_world_link`` for all links by *pointer jumping*: ceil(log2
-  depth) rounds of one batched 4x4 product each, instead of one Python step per joint.
+* :meth:`TreeModel.fk` gives ``T_world_link`` for all links by *pointer jumping* over the
+  links on moving joints: ceil(log2 depth) rounds of one batched 4x4 product each, instead of
+  one Python step per joint. Links on fixed joints (markers, rigid attachments) take no part:
+  the constant transforms through them are folded into the next moving joint's, and their own
+  poses come last, in one product.
 * :meth:`TreeModel.twists` gives ``S`` (6, n_dof): the world spatial twist ``(v, w)`` (at the
   world origin) that a unit increment of each tree DoF imparts to the links beyond it.
 * ``anc_sign`` (n_links, n_dof): +1/-1 where a DoF lies on the tree path from the ground to a
@@ -49,26 +52,27 @@ _P2[1, 0], _P2[0, 1] = 1.0, -1.0
 _PD = np.zeros((4, 4))
 _PD[2, 3] = 1.0
 _EYE4 = np.eye(4)
-_ONE_AXIS = ("revolute", "prismatic", "helical", "fixed")
+_ONE_AXIS = ("revolute", "prismatic", "helical")
 
 
 class _OneAxis:
     """Every tree joint moving along or about its mobility z only (revolute, prismatic,
-    helical) or not at all (fixed), computed together.
+    helical), computed together.
 
     A link's transform from its tree parent is ``Fp @ Rz(theta) Tz(d) @ Fc^-1`` (inverted for
     an edge traversed child to parent), i.e. ``A0 + cos(theta) A1 + sin(theta) A2 + d A3``
     with constant matrices A per joint: one small matrix product gives every transform.
     ``theta = rot * q`` and ``d = lead * q`` (lead 1 for prismatic, pitch / 2 pi for helical).
+    ``pre`` (k, 4, 4): constant transforms put in front (see :meth:`TreeModel._plan_fk`).
     """
 
-    def __init__(self, batches):
+    def __init__(self, batches, pre):
         joints = [j for b in batches for j in b.joints]
         self.link_idx = np.concatenate([b.link_idx for b in batches])
         qi, rot, lead = [], [], []
         for b in batches:
             n = len(b.joints)
-            qi.append(b.q_idx[:, 0] if b.jtype.dof else np.zeros(n, dtype=int))
+            qi.append(b.q_idx[:, 0])
             rot.append(np.full(n, 1.0 if b.kind in ("revolute", "helical") else 0.0))
             lead.append({"prismatic": np.ones(n), "helical": b.pitch / (2 * np.pi)}.get(
                 b.kind, np.zeros(n)))
@@ -81,20 +85,19 @@ class _OneAxis:
         for k, (P, sgn) in enumerate(((_P0, 1.0), (_P1, 1.0), (_P2, -1.0), (_PD, -1.0))):
             A[:, k] = Fp @ P @ Fc_inv
             A[back, k] = sgn * (Fc[back] @ P @ Fp_inv[back])  # M^-1: theta, d -> -theta, -d
-        self.A = A.reshape(len(joints), 4, 16)
-        # The moving ones, for the twists: q column, the joint's parent link, Fp's z and origin.
-        mv = np.concatenate([np.full(len(b.joints), b.jtype.dof > 0) for b in batches])
-        self.cols = self.q_idx[mv]
-        self.jparent_idx = np.concatenate([b.jparent_idx for b in batches])[mv]
-        self.Fp_zo = Fp[mv][:, :, 2:4].copy() if mv.any() else None
-        self.m_rot, self.m_lead = self.rot[mv][:, None], self.lead[mv][:, None]
+        self.A = (pre[:, None] @ A).reshape(len(joints), 4, 16)
+        # For the twists: the q column, the joint's parent link, Fp's z and origin.
+        self.cols = self.q_idx
+        self.jparent_idx = np.concatenate([b.jparent_idx for b in batches])
+        self.Fp_zo = Fp[:, :, 2:4].copy()
+        self.m_rot, self.m_lead = self.rot[:, None], self.lead[:, None]
         self.all_rot = bool((self.m_rot == 1).all() and (self.m_lead == 0).all())
         k = len(self.cols)  # the rows of S^T they fill: a slice when they are 0..k-1 in order
         self.rows = slice(0, k) if np.array_equal(self.cols, np.arange(k)) else self.cols
 
     def transforms(self, q: np.ndarray) -> np.ndarray:
         """(k, 4, 4) transforms of the links from their tree parents."""
-        v = q[self.q_idx] if self.cols.size else np.zeros(len(self.q_idx))  # all fixed: no q
+        v = q[self.q_idx]
         th = v * self.rot
         C = np.empty((len(v), 1, 4))
         C[:, 0, 0] = 1.0
@@ -104,9 +107,7 @@ class _OneAxis:
         return (C @ self.A).reshape(-1, 4, 4)
 
     def twists(self, T_world: np.ndarray, St: np.ndarray):
-        """Write the world twists (v, w) of the moving joints into the rows of St (n, 6)."""
-        if self.Fp_zo is None:
-            return
+        """Write the world twists (v, w) of the joints into the rows of St (n, 6)."""
         zo = T_world[self.jparent_idx, :3, :] @ self.Fp_zo  # (k, 3, 2): axis z, origin o
         z = zo[:, :, 0]
         oxz = se3.cross(zo[:, :, 1], z)  # o x z
@@ -137,7 +138,6 @@ class TreeModel:
         self.index = {name: k for k, name in enumerate(order)}
         n = len(order)
         self.parent = np.zeros(n, dtype=int)
-        depth = np.zeros(n, dtype=int)
         self.edges = [None] * n
         self.dof_slices = {}
         self.dof_joint: list = []
@@ -148,7 +148,6 @@ class TreeModel:
             e = linkage.tree_edge[name]
             self.edges[k] = e
             self.parent[k] = self.index[linkage.tree_parent(name)]
-            depth[k] = depth[self.parent[k]] + 1
             self.dof_slices[id(e)] = slice(offset, offset + e.dof)
             self.dof_joint.extend([e] * e.dof)
             by_type.setdefault(e.jtype.name, []).append((e, k, offset))
@@ -157,13 +156,7 @@ class TreeModel:
         self._fk_q = self._fk_T = None
         self._q_base = self._q_views = None  # see q_to_joints
         self._moving = [(e, self.dof_slices[id(e)]) for e in self.edges[1:] if e.dof]
-        # After r rounds of pointer jumping each link's product spans 2**r tree edges.
-        self.rounds = int(np.ceil(np.log2(max(depth.max(), 1))))
-        self._jumps = []  # the ancestor index array used by each round
-        anc = self.parent.copy()
-        for _ in range(self.rounds):
-            self._jumps.append(anc)
-            anc = anc[anc]
+        self.n_moving_links = len(self._moving)
         self.batches = []
         for items in by_type.values():
             joints = [e for e, _, _ in items]
@@ -183,8 +176,60 @@ class TreeModel:
             if n > 1 else np.zeros(0, bool)
         self._free_rot = [b for b in self.batches if b.jtype.rot == "free"]
         one = [b for b in self.batches if b.kind in _ONE_AXIS]
-        self.one_axis = _OneAxis(one) if one else None
-        self.other_batches = [b for b in self.batches if b.kind not in _ONE_AXIS]
+        self.other_batches = [b for b in self.batches if b.kind not in _ONE_AXIS and b.jtype.dof]
+        pre = self._plan_fk(one)
+        self.one_axis = _OneAxis(one, pre[np.concatenate([b.link_idx for b in one])]) \
+            if one else None
+        for b in self.other_batches:
+            b.pre = pre[b.link_idx]
+            b.any_pre = bool((b.pre != _EYE4).any())
+
+    def _plan_fk(self, one) -> np.ndarray:
+        """Plan :meth:`fk`; returns ``pre`` (n_links, 4, 4): for a link on a moving joint, the
+        constant transform from its *base* (nearest ancestor on a moving joint, or the ground)
+        to its tree parent, which :meth:`fk` puts in front of the joint's own transform.
+
+        The pointer jumping runs on a compact array of the ground and the links on moving
+        joints, in the order :meth:`fk` computes their transforms (the one-axis batches
+        ``one``, then the others), each link jumping over its base; ``_compact`` gives their
+        link indices. A link on a fixed joint (a marker, a rigid attachment) is its base's
+        pose times a constant (``_fixed_base`` in the compact array, ``_fixed_T``): one
+        product at the end for all of them."""
+        n = len(self.link_names)
+        const = np.tile(_EYE4, (n, 1, 1))  # link on a fixed joint: T_parent_link
+        for b in self.batches:
+            if b.jtype.dof == 0:
+                X = b.Fp @ b.Fc_inv
+                if b.any_backward:
+                    X[b.backward] = se3.inverse(X[b.backward])
+                const[b.link_idx] = X
+        moving = np.array([k > 0 and self.edges[k].dof > 0 for k in range(n)])
+        base = np.zeros(n, dtype=int)
+        depth = np.zeros(n, dtype=int)  # moving joints from the ground
+        pre = np.tile(_EYE4, (n, 1, 1))  # moving: T_base_parent; fixed: T_base_link
+        for k in range(1, n):
+            p = self.parent[k]
+            if p and not moving[p]:  # rigidly attached parent: through it to its base
+                base[k] = base[p]
+                pre[k] = pre[p] if moving[k] else pre[p] @ const[k]
+            else:
+                base[k] = p
+                pre[k] = _EYE4 if moving[k] else const[k]
+            depth[k] = depth[base[k]] + moving[k]
+        order = np.concatenate([[0]] + [b.link_idx for b in one + self.other_batches])
+        position = np.zeros(n, dtype=int)
+        position[order] = np.arange(len(order))
+        self._compact = None if np.array_equal(order, np.arange(n)) else order
+        fixed = np.flatnonzero(~moving)[1:]
+        self._fixed_idx, self._fixed_base, self._fixed_T = fixed, position[base[fixed]], pre[fixed]
+        # After r rounds each moving link's product spans 2**r moving joints.
+        self._jumps = []
+        anc = position[base[order]]
+        for _ in range(int(np.ceil(np.log2(max(depth.max(), 1))))):
+            self._jumps.append(anc)
+            anc = anc[anc]
+        pre[~moving] = _EYE4
+        return pre
 
     # ---- configuration vector ---------------------------------------------------------
     def q_from_joints(self) -> np.ndarray:
@@ -239,21 +284,29 @@ class TreeModel:
 
     def fk(self, q: np.ndarray, with_motion: bool = False):
         """World poses (n_links, 4, 4) of all links; optionally the per-batch motions."""
-        n = len(self.link_names)
-        L = np.empty((n, 4, 4))
+        L = np.empty((self.n_moving_links + 1, 4, 4))  # the compact array of _plan_fk
         L[0] = _EYE4
+        i = 1
         if self.one_axis is not None:
-            L[self.one_axis.link_idx] = self.one_axis.transforms(q)
+            i = 1 + len(self.one_axis.q_idx)
+            L[1:i] = self.one_axis.transforms(q)
         motions = []
         for b in self.other_batches:
             M = b.jtype.motion(q[b.q_idx], b.pitch)
             X = b.Fp @ M @ b.Fc_inv
             if b.any_backward:
                 X[b.backward] = se3.inverse(X[b.backward])
-            L[b.link_idx] = X
+            L[i:i + len(X)] = b.pre @ X if b.any_pre else X
+            i += len(X)
             motions.append(M)
         for anc in self._jumps:
             L = L[anc] @ L
+        if self._compact is not None:
+            T = np.empty((len(self.link_names), 4, 4))
+            T[self._compact] = L
+            if self._fixed_idx.size:
+                T[self._fixed_idx] = L[self._fixed_base] @ self._fixed_T
+            L = T
         return (L, motions) if with_motion else L
 
     def twists(self, T_world: np.ndarray, q: np.ndarray, motions) -> np.ndarray:
