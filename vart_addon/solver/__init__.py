@@ -17,7 +17,8 @@ Modules:
   :mod:`.pose_derivatives`), :mod:`.linkage` (data);
 - :mod:`.editing`, :mod:`.tree_edit`, :mod:`.goals_edit` (validated mutations, also bound as
   Linkage methods);
-- :mod:`.kinematics` (vectorized FK), :mod:`.topology` (solve groups), :mod:`.goals`,
+- :mod:`.kinematics` (vectorized FK), :mod:`.topology` (solve groups; planar loops in
+  :mod:`.planar`), :mod:`.goals`,
   :mod:`.evaluation` (a group's goals at a configuration), :mod:`.pdls`, :mod:`.stepper` (one
   step), :mod:`.solver` (the loop) and :mod:`.status` (what a solve reports);
 - :mod:`.urdf` (format layer; the model in :mod:`.urdf_base`, :mod:`.urdf_geometry`,

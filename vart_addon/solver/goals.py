@@ -86,12 +86,14 @@ class Batch:
 
 
 class InvariantBatch(Batch):
-    """Closure joints of one type: their invariant residual (6 - dof rows each)."""
+    """Closure joints of one type: their invariant residual (6 - dof rows each), or that of
+    ``residual_type`` (a planar loop's revolute closures: their in-plane rows only, see
+    :mod:`.planar`)."""
 
     level = INVARIANT
 
-    def __init__(self, model, joints, cols):
-        self.jt = joints[0].jtype
+    def __init__(self, model, joints, cols, residual_type=None):
+        self.jt = residual_type or joints[0].jtype
         self.rel = _Relative(model, joints, cols)
         self.names = [f"invariant of {j.label()}" for j in joints]
         self.goal = np.repeat(np.arange(len(joints)), self.jt.n_invariants)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import goals as G
+from .planar import IN_PLANE, is_planar_closure
 
 
 class GroupSpec:
@@ -107,12 +108,14 @@ def analyse(linkage, model) -> tuple[list[GroupSpec], list[str]]:
     stuck = [f"{a.kind} of {a.obj.label()}" for a in atoms
              if not a.support.any() and a.kind != "gravity"]
     gravity = None if linkage.gravity is None else np.asarray(linkage.gravity, float)
+    T_world = model.world_poses(model.q_from_joints())  # for the planar loops' test
     specs = []
     for members in _groups(atoms, model.n_dof):
         group = [atoms[i] for i in members]
         cols = np.flatnonzero(np.any([a.support for a in group], axis=0))
         tau = _tau(group, gravity)
-        specs.append(GroupSpec(cols, _batches(model, group, cols, gravity, tau), tau, gravity))
+        specs.append(GroupSpec(cols, _batches(model, group, cols, gravity, tau, T_world), tau,
+                              gravity))
     return specs, stuck
 
 
@@ -125,7 +128,7 @@ def _tau(group, gravity) -> float:
     return 1.0 / max(ks) if ks else 1.0
 
 
-def _batches(model, group, cols, gravity, tau):
+def _batches(model, group, cols, gravity, tau, T_world):
     by_key: dict[tuple, list] = {}
     for a in group:
         j = a.obj
@@ -136,7 +139,11 @@ def _batches(model, group, cols, gravity, tau):
         kind = key[0]
         js = [a.obj for a in items]
         if kind == "invariant":
-            out.append(G.InvariantBatch(model, js, cols))
+            planar = [is_planar_closure(model, j, T_world) for j in js]
+            for flag, part in ((False, [j for j, p in zip(js, planar) if not p]),
+                               (True, [j for j, p in zip(js, planar) if p])):
+                if part:
+                    out.append(G.InvariantBatch(model, part, cols, IN_PLANE if flag else None))
         elif kind == "limit":
             out.append(G.LimitBatch(model, js, cols))
         elif kind == "lock":
