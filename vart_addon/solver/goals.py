@@ -61,15 +61,18 @@ class _Relative:
 
     def jacobian(self, D, T_wm, state):
         """Rows ``D`` (g, r, 6) w.r.t. the mobility-frame twist -> (g*r, n_cols)."""
+        if not self.at_world:
+            D = D @ (self.ad_inv if self.grounded else se3.adjoint_inv(T_wm))
+        return self.world_jacobian(D, state)
+
+    def world_jacobian(self, D, state):
+        """Rows ``D`` (g, r, 6) w.r.t. the child's twist relative to the parent, in the world
+        (at the world origin) -> (g*r, n_cols)."""
         g, r = D.shape[:2]
         sign = self._sign_rows.get(r)
         if sign is None:
             sign = self._sign_rows[r] = np.repeat(self.sign, r, axis=0)
-        if self.at_world:
-            JA = D.reshape(g * r, 6)
-        else:
-            JA = (D @ (self.ad_inv if self.grounded else se3.adjoint_inv(T_wm))).reshape(g * r, 6)
-        return (JA @ state.S) * sign
+        return (D.reshape(g * r, 6) @ state.S) * sign
 
 
 class Batch:
@@ -97,13 +100,37 @@ class InvariantBatch(Batch):
         self.rel = _Relative(model, joints, cols)
         self.names = [f"invariant of {j.label()}" for j in joints]
         self.goal = np.repeat(np.arange(len(joints)), self.jt.n_invariants)
+        # Rows that are only the child frame's offset along mobility axes (free rotation,
+        # e.g. spherical, point-slider) between two moving links: see _offset_rows.
+        self.offset = self.jt.rot == "free" and not self.rel.grounded
+        if self.offset:
+            self.axes = list(self.jt.constrained_axes)
+            self.Fc_origin = self.rel.Fc[:, :, 3:]  # (g, 4, 1)
 
     def rows(self, state, jac):
+        if self.offset:
+            return self._offset_rows(state, jac)
         T_wm, T = self.rel.poses(state)
         if not jac:
             return self.jt.residual(T, self.rel.pitch).reshape(-1), None, self.goal
         r, D = self.jt.residual(T, self.rel.pitch, jacobian=True)
         return r.reshape(-1), self.rel.jacobian(D, T_wm, state), self.goal
+
+    def _offset_rows(self, state, jac):
+        """The residual ``a . (c - o)`` for each constrained mobility axis ``a`` (world), with
+        ``c`` the child frame's origin and ``o`` the mobility frame's, computed in the world:
+        its derivative under the relative twist (v, w) at the world origin is ``a . v +
+        (c x a) . w``, so no adjoint is formed (fewer numpy calls than the general path)."""
+        rel = self.rel
+        T = state.T
+        c = T[rel.cidx, :3, 3] if rel.Fc_eye else (T[rel.cidx, :3, :] @ self.Fc_origin)[..., 0]
+        M = T[rel.pidx] @ rel.Fp  # T_world_mob
+        A = M[:, :3, self.axes]  # (g, 3, r) the constrained axes
+        e = ((c - M[:, :3, 3])[:, None, :] @ A).reshape(-1)
+        if not jac:
+            return e, None, self.goal
+        D = np.concatenate([A, se3.hat(c) @ A], axis=1).transpose(0, 2, 1)  # rows (a, c x a)
+        return e, rel.world_jacobian(D, state), self.goal
 
 
 class _ConfigRows:

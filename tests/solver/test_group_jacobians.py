@@ -1,0 +1,79 @@
+"""Every level's Jacobian of a solve group (evaluation.py, goals.py) against central finite
+differences of its error rows over the group's columns, through the same retraction the steps
+use: random trees of every joint type with closures, link targets and locks, and planar loops
+(whose closures take the in-plane rows only, planar.py)."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from vart_addon.solver import Solver, se3
+
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
+
+
+def assert_jacobians_match_finite_differences(lk, h=1e-6, atol=1e-6):
+    for gp in Solver(lk)._analysis():
+        q = lk.model().q_from_joints()
+        ev = gp.evaluate(q, jac=True)
+        for k in gp.active_levels:
+            if k == 3:  # potential rows are pushes, not errors
+                continue
+            e, J = ev.levels[k]
+            fd = np.empty_like(J)
+            for i in range(len(gp.cols)):
+                d = np.zeros(len(gp.cols))
+                d[i] = h
+                plus = gp.evaluate(gp.advance(q, d), jac=False).levels[k][0]
+                minus = gp.evaluate(gp.advance(q, -d), jac=False).levels[k][0]
+                fd[:, i] = (plus - minus) / (2 * h)
+            np.testing.assert_allclose(J, fd, atol=atol, err_msg=f"level {k}")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_group_jacobians_of_random_mechanisms_match_finite_differences(vh, seed):
+    rng = np.random.default_rng(seed)
+    lk = vh.random_tree(rng, closures=3)
+    links = list(lk.links)
+    lk.set_link_target(links[-1], vh.random_pose(rng, 1.0))
+    if len(links) > 2:
+        lk.lock_link(links[1], vh.random_pose(rng, 1.0))
+    assert_jacobians_match_finite_differences(lk)
+
+
+@pytest.mark.parametrize("tilt", [0.0, 0.7])
+def test_group_jacobians_of_planar_loops_match_finite_differences(vh, tilt):
+    G = se3.make_pose(se3.so3_exp([tilt, -0.4 * tilt, 0.1]), [0.2, 0.5, -0.3])
+    fb = vh.FourBar(G=G)
+    fb.lk.set_link_target("coupler", G @ vh.planar_pose(1.0, 1.5, 0.4), mask=[1, 1, 0, 0, 0, 0])
+    solver = Solver(fb.lk)
+    solver.solve(max_iterations=1)  # somewhere off the assembly pose
+    assert [b.jt.name for g in solver._groups for b in g.batches if b.level == 0] == \
+        ["point-slider"]
+    assert_jacobians_match_finite_differences(fb.lk)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_offset_rows_of_closures_between_moving_links_equal_the_catalog_residual(vh, seed):
+    """Closures with a free rotation between two moving links take the world-frame offset path
+    (goals.InvariantBatch._offset_rows): the same rows and Jacobian as the catalog's residual
+    through the mobility frame."""
+    rng = np.random.default_rng(seed)
+    lk = vh.random_tree(rng, n_links=int(rng.integers(3, 7)), closures=4,
+                        types=("spherical", "point-slider", "point-plane", "revolute", "general"))
+    m = lk.model()
+    q = m.q_from_joints() + rng.normal(0, 0.3, m.n_dof)
+    for gp in Solver(lk)._analysis():
+        for b in gp.batches:
+            if b.level != 0 or not getattr(b, "offset", False):
+                continue
+            st_ = gp.evaluate(q, jac=True).state
+            e, J, _ = b.rows(st_, True)
+            b.offset = False
+            e0, J0, _ = b.rows(st_, True)
+            b.offset = True
+            np.testing.assert_allclose(e, e0, atol=1e-12)
+            np.testing.assert_allclose(J, J0, atol=1e-12)
