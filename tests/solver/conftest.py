@@ -224,6 +224,39 @@ class FourBar:
         return U
 
 
+class SliderCrank:
+    """Crank (a) about the origin, rod (b), slider on the line y = e along x; all in frame G.
+
+    Joints ``crank`` and ``pin`` (revolute), ``wrist`` (revolute, rod-slider) and ``slide``
+    (prismatic along x, ground-slider). ``closure`` names which of the last two is added last
+    and so becomes the closure (the other is the slider's tree joint)."""
+
+    def __init__(self, a=1.0, b=2.5, e=0.3, th0=0.4, branch=1, G=None, closure="slide"):
+        self.a, self.b, self.e, self.th0, self.branch = a, b, e, th0, branch
+        self.G = np.eye(4) if G is None else G
+        B = self.a * np.array([math.cos(th0), math.sin(th0)])
+        x = self.x(th0)
+        W = lambda x_, y_, ang=0.0: self.G @ se3.make_pose(se3.rot_z(ang), [x_, y_, 0.0])
+        lk = Linkage()
+        lk.add_link("crank", pose=W(0, 0, th0))
+        lk.add_link("rod", pose=W(B[0], B[1], math.atan2(e - B[1], x - B[0])))
+        lk.add_link("slider", pose=W(x, e))
+        lk.add_joint("crank", "revolute", None, "crank", world_frame=W(0, 0))
+        lk.add_joint("pin", "revolute", "crank", "rod", world_frame=W(*B))
+        # Prismatic along +x: its mobility z axis is the world x axis.
+        slide_frame = self.G @ se3.make_pose(se3.so3_exp([0, math.pi / 2, 0]), [0.0, e, 0.0])
+        last = {"wrist": ("wrist", "revolute", "rod", W(x, e)),
+                "slide": ("slide", "prismatic", None, slide_frame)}
+        for name in sorted(last, key=lambda n: n == closure):
+            jn, jt, parent, frame = last[name]
+            lk.add_joint(jn, jt, parent, "slider", world_frame=frame)
+        self.lk = lk
+
+    def x(self, th):
+        return self.a * math.cos(th) + self.branch * math.sqrt(
+            self.b ** 2 - (self.a * math.sin(th) - self.e) ** 2)
+
+
 def drag_crank(steps_deg, **settings):
     """Drag a :class:`FourBar`'s crank target by the increments ``steps_deg`` (degrees), one
     solve each with ``Settings(**settings)``; per solve: (status, crank angle, rocker angle,
@@ -261,7 +294,7 @@ def vh():
     return SimpleNamespace(
         planar_pose=planar_pose, yaw=yaw, wrap=wrap, snapshot=snapshot, check_tree=check_tree,
         assert_poses_equal=assert_poses_equal, random_rotation=random_rotation,
-        random_pose=random_pose, random_tree=random_tree, FourBar=FourBar, two_link=two_link,
+        random_pose=random_pose, random_tree=random_tree, FourBar=FourBar, SliderCrank=SliderCrank, two_link=two_link,
         drag_crank=drag_crank,
         circle_intersection=circle_intersection,
     )

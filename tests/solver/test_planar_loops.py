@@ -29,23 +29,10 @@ def invariant_batches(lk):
             if b.level == 0]
 
 
-def crank_slider(G, closure_offset=0.0):
-    """Crank about z at the origin, rod, slider on a prismatic along x (a tree joint, added
-    before the wrist, so the revolute wrist between rod and slider is the closure), in frame
-    ``G``; ``closure_offset`` moves the wrist's child frame along the plane normal."""
-    a, b, e, th0 = 1.0, 2.5, 0.3, 0.4
-    B = a * np.array([math.cos(th0), math.sin(th0)])
-    x = a * math.cos(th0) + math.sqrt(b * b - (a * math.sin(th0) - e) ** 2)
-    W = lambda x_, y_, ang=0.0: G @ se3.make_pose(se3.rot_z(ang), [x_, y_, 0.0])
-    lk = Linkage()
-    lk.add_link("crank", pose=W(0, 0, th0))
-    lk.add_link("rod", pose=W(B[0], B[1], math.atan2(e - B[1], x - B[0])))
-    lk.add_link("slider", pose=W(x, e))
-    lk.add_joint("crank", "revolute", None, "crank", world_frame=W(0, 0))
-    lk.add_joint("pin", "revolute", "crank", "rod", world_frame=W(*B))
-    lk.add_joint("slide", "prismatic", None, "slider",
-                 world_frame=G @ se3.make_pose(se3.so3_exp([0, math.pi / 2, 0]), [0.0, e, 0.0]))
-    lk.add_joint("wrist", "revolute", "rod", "slider", world_frame=W(x, e))
+def crank_slider(vh, G, closure_offset=0.0):
+    """A slider-crank in frame ``G`` whose revolute wrist is the closure (the prismatic slide
+    is a tree joint); ``closure_offset`` moves the wrist's child frame along the normal."""
+    lk = vh.SliderCrank(G=G, closure="wrist").lk
     if closure_offset:
         j = lk.joint("wrist")
         lk.set_frames("wrist", T_child_frame=j.T_child_frame @ se3.make_pose(
@@ -59,7 +46,7 @@ def test_four_bar_and_crank_slider_closures_are_planar(vh, G):
     assert not fb.lk.joint("ground").is_tree
     assert planar_check(fb.lk, "ground")
     assert invariant_batches(fb.lk) == [("point-slider", 1)]
-    lk = crank_slider(G)
+    lk = crank_slider(vh, G)
     assert not lk.joint("wrist").is_tree and lk.joint("slide").is_tree
     assert planar_check(lk, "wrist")
 
@@ -83,8 +70,8 @@ def test_a_loop_that_can_leave_its_plane_keeps_every_row(vh):
                       @ vh.planar_pose(0, 0))
         assert not planar_check(lk, "close"), jtype
     # A closure assembled in the plane but offset along its normal: its z row is not zero.
-    assert not planar_check(crank_slider(np.eye(4), closure_offset=1e-3), "wrist")
-    assert planar_check(crank_slider(np.eye(4), closure_offset=1e-13), "wrist")
+    assert not planar_check(crank_slider(vh, np.eye(4), closure_offset=1e-3), "wrist")
+    assert planar_check(crank_slider(vh, np.eye(4), closure_offset=1e-13), "wrist")
 
 
 def test_a_planar_loop_solves_as_with_all_five_rows(vh, monkeypatch):

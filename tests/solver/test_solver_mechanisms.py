@@ -105,36 +105,10 @@ def test_four_bar_dragged_by_its_closure_joint_gives_the_analytic_crank_angle(vh
 
 
 # ---- slider-crank -------------------------------------------------------------------------------
-class SliderCrank:
-    """Crank (a) about the origin, rod (b), slider on the line y = e along x; all in frame G."""
-
-    def __init__(self, a=1.0, b=2.5, e=0.3, th0=0.4, branch=1, G=None):
-        self.a, self.b, self.e, self.th0, self.branch = a, b, e, th0, branch
-        self.G = np.eye(4) if G is None else G
-        B = self.a * np.array([math.cos(th0), math.sin(th0)])
-        x = self.x(th0)
-        W = lambda x_, y_, ang=0.0: self.G @ se3.make_pose(se3.rot_z(ang), [x_, y_, 0.0])
-        lk = Linkage()
-        lk.add_link("crank", pose=W(0, 0, th0))
-        lk.add_link("rod", pose=W(B[0], B[1], math.atan2(e - B[1], x - B[0])))
-        lk.add_link("slider", pose=W(x, e))
-        lk.add_joint("crank", "revolute", None, "crank", world_frame=W(0, 0))
-        lk.add_joint("pin", "revolute", "crank", "rod", world_frame=W(*B))
-        lk.add_joint("wrist", "revolute", "rod", "slider", world_frame=W(x, e))
-        # Prismatic along +x: its mobility z axis is the world x axis.
-        slide_frame = self.G @ se3.make_pose(se3.so3_exp([0, PI / 2, 0]), [0.0, e, 0.0])
-        lk.add_joint("slide", "prismatic", None, "slider", world_frame=slide_frame)
-        self.lk = lk
-
-    def x(self, th):
-        return self.a * math.cos(th) + self.branch * math.sqrt(
-            self.b ** 2 - (self.a * math.sin(th) - self.e) ** 2)
-
-
 @pytest.mark.parametrize("plane", ["world", "tilted"])
 @pytest.mark.parametrize("branch", [1, -1])
-def test_slider_crank_dragged_by_its_crank_gives_the_analytic_slider_position(plane, branch):
-    sc = SliderCrank(branch=branch, G=frames()[plane])
+def test_slider_crank_dragged_by_its_crank_gives_the_analytic_slider_position(vh, plane, branch):
+    sc = vh.SliderCrank(branch=branch, G=frames()[plane])
     lk = sc.lk
     assert not lk.joint("slide").is_tree
     solver = Solver(lk, TIGHT)
