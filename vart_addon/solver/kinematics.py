@@ -43,6 +43,14 @@ class _Batch:
         self.backward = np.array([j.tree_dir < 0 for j in joints])
         self.any_backward = bool(self.backward.any())
 
+    def transforms(self, M: np.ndarray) -> np.ndarray:
+        """(k, 4, 4) transforms of the links from their tree parents, for the joints' motions
+        ``M`` (k, 4, 4) (inverted for an edge traversed from the joint's child to its parent)."""
+        X = self.Fp @ M @ self.Fc_inv
+        if self.any_backward:
+            X[self.backward] = se3.inverse(X[self.backward])
+        return X
+
 
 # Rz(theta) Tz(d) = _P0 + cos(theta) _P1 + sin(theta) _P2 + d _PD: linear in (1, c, s, d).
 _P0 = np.diag([0.0, 0.0, 1.0, 1.0])
@@ -199,10 +207,7 @@ class TreeModel:
         const = np.tile(_EYE4, (n, 1, 1))  # link on a fixed joint: T_parent_link
         for b in self.batches:
             if b.jtype.dof == 0:
-                X = b.Fp @ b.Fc_inv
-                if b.any_backward:
-                    X[b.backward] = se3.inverse(X[b.backward])
-                const[b.link_idx] = X
+                const[b.link_idx] = b.transforms(_EYE4)
         moving = np.array([k > 0 and self.edges[k].dof > 0 for k in range(n)])
         base = np.zeros(n, dtype=int)
         depth = np.zeros(n, dtype=int)  # moving joints from the ground
@@ -228,7 +233,6 @@ class TreeModel:
         for _ in range(int(np.ceil(np.log2(max(depth.max(), 1))))):
             self._jumps.append(anc)
             anc = anc[anc]
-        pre[~moving] = _EYE4
         return pre
 
     # ---- configuration vector ---------------------------------------------------------
@@ -293,9 +297,7 @@ class TreeModel:
         motions = []
         for b in self.other_batches:
             M = b.jtype.motion(q[b.q_idx], b.pitch)
-            X = b.Fp @ M @ b.Fc_inv
-            if b.any_backward:
-                X[b.backward] = se3.inverse(X[b.backward])
+            X = b.transforms(M)
             L[i:i + len(X)] = b.pre @ X if b.any_pre else X
             i += len(X)
             motions.append(M)
