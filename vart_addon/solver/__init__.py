@@ -31,7 +31,8 @@ from . import editing as _editing
 from .errors import VartError
 from .joint_types import CATALOG, JointType, joint_type
 from .linkage import GROUND, Joint, Link, Linkage
-from .solver import LevelStatus, Settings, SolveStatus, Solver
+from .solver import Settings, Solver
+from .status import LevelStatus, SolveStatus
 
 _editing._bind()
 

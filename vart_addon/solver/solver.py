@@ -41,12 +41,13 @@ import gc
 import math
 import time
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from . import goals as G
 from .evaluation import GroupProblem, Evaluation
-from .status import LevelStatus, SolveStatus
+from .status import SolveStatus
 from .stepper import Stepper
 from .topology import analyse
 
@@ -161,8 +162,7 @@ class Solver:
         t0 = time.perf_counter()
         budget_it = s.max_iterations if max_iterations is None else max_iterations
         budget_ms = s.max_ms if max_ms is None else max_ms
-        status = SolveStatus(levels=[LevelStatus(n) for n in G.LEVEL_NAMES], groups=len(groups),
-                             stuck=list(self._stuck))
+        status = SolveStatus(groups=len(groups), stuck=list(self._stuck))
         for gp in groups:
             for b in gp.spec.batches:
                 b.refresh()
@@ -350,24 +350,32 @@ class Solver:
         return None
 
     def _record(self, gp, ev, it, first_ok, reason, t0, status):
-        ms = (time.perf_counter() - t0) * 1e3
+        """Add the group's totals to ``status``, and its per-level part as deferred work
+        (:meth:`.SolveStatus.defer`: the goal errors by name cost more than a drag frame
+        can spare, and most frames never read them)."""
         status.iterations += it
         status.converged &= reason == "converged"
         status.stalled |= reason == "stalled"
         status.out_of_budget |= reason == "budget"
-        for k, lv in enumerate(status.levels):
-            if not gp.active[k]:
-                continue
-            lv.active = True
-            if k == G.POTENTIAL:
-                lv.error += ev.measure[k]
-            else:
-                lv.error = math.hypot(lv.error, ev.measure[k])
-                ge = ev.goal_errors(k)
-                lv.max_goal_error = max(lv.max_goal_error, float(ge.max(initial=0.0)))
-                if not ev.satisfied[k]:
-                    lv.unmet += [nm for nm, e in zip(gp.names[k], ge.tolist())
-                                 if e > self.settings.tol]
-            lv.satisfied &= ev.satisfied[k]
-            lv.iterations = max(lv.iterations, first_ok[k] if first_ok[k] is not None else it)
-            lv.ms = ms
+        status.defer(partial(_fill_levels, gp, ev, it, first_ok, self.settings.tol,
+                             (time.perf_counter() - t0) * 1e3))
+
+
+def _fill_levels(gp, ev, it, first_ok, tol, ms, levels):
+    """Add one group's final evaluation ``ev`` (after ``it`` iterations; ``first_ok[k]``:
+    the iteration level k was first met at, or None) to the per-level ``levels``."""
+    for k, lv in enumerate(levels):
+        if not gp.active[k]:
+            continue
+        lv.active = True
+        if k == G.POTENTIAL:
+            lv.error += ev.measure[k]
+        else:
+            lv.error = math.hypot(lv.error, ev.measure[k])
+            ge = ev.goal_errors(k)
+            lv.max_goal_error = max(lv.max_goal_error, float(ge.max(initial=0.0)))
+            if not ev.satisfied[k]:
+                lv.unmet += [nm for nm, e in zip(gp.names[k], ge.tolist()) if e > tol]
+        lv.satisfied &= ev.satisfied[k]
+        lv.iterations = max(lv.iterations, first_ok[k] if first_ok[k] is not None else it)
+        lv.ms = ms

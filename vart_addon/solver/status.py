@@ -22,20 +22,42 @@ class LevelStatus:
     active: bool = False
 
 
-@dataclass
 class SolveStatus:
-    """Outcome of :meth:`Solver.solve`: per-level status, totals, goals left unmet by name."""
+    """Outcome of :meth:`Solver.solve`: per-level status, totals, goals left unmet by name.
 
-    levels: list
-    iterations: int = 0
-    ms: float = 0.0
-    converged: bool = True
-    stalled: bool = False
-    out_of_budget: bool = False
-    groups: int = 0
-    stuck: list = field(default_factory=list)
-    simplified: int = 0  # simplified Newton steps among the iterations and corrections
-    predicted: int = 0  # groups whose first step added the last solve's bend
+    ``levels`` (one :class:`LevelStatus` per priority level) is filled when first read: a
+    solve hands over one callable per solve group (:meth:`defer`), which adds that group's
+    part to the levels. A drag that reads only the totals then pays nothing for them."""
+
+    __slots__ = ("_levels", "_pending", "iterations", "ms", "converged", "stalled",
+                 "out_of_budget", "groups", "stuck", "simplified", "predicted")
+
+    def __init__(self, levels: list | None = None, iterations: int = 0, ms: float = 0.0,
+                 converged: bool = True, stalled: bool = False, out_of_budget: bool = False,
+                 groups: int = 0, stuck: list | None = None, simplified: int = 0,
+                 predicted: int = 0):
+        self._levels = levels
+        self._pending: list = []
+        self.iterations, self.ms = iterations, ms
+        self.converged, self.stalled, self.out_of_budget = converged, stalled, out_of_budget
+        self.groups = groups
+        self.stuck = [] if stuck is None else stuck
+        self.simplified = simplified  # simplified Newton steps among iterations and corrections
+        self.predicted = predicted  # groups whose first step added the last solve's bend
+
+    def defer(self, fill):
+        """Add ``fill(levels)`` to the work done when :attr:`levels` is first read."""
+        self._pending.append(fill)
+
+    @property
+    def levels(self) -> list:
+        if self._levels is None:
+            self._levels = [LevelStatus(n) for n in G.LEVEL_NAMES]
+        if self._pending:
+            pending, self._pending = self._pending, []
+            for fill in pending:
+                fill(self._levels)
+        return self._levels
 
     @property
     def unmet(self) -> list:
@@ -43,3 +65,8 @@ class SolveStatus:
 
     def level(self, name: str) -> LevelStatus:
         return self.levels[G.LEVEL_NAMES.index(name)]
+
+    def __repr__(self):
+        return (f"SolveStatus(converged={self.converged}, iterations={self.iterations}, "
+                f"ms={self.ms:.3f}, stalled={self.stalled}, out_of_budget={self.out_of_budget}, "
+                f"unmet={self.unmet})")
