@@ -161,17 +161,18 @@ def stacked(levels, n: int, sigma0: float = 1e-3) -> Stacked | None:
     n_rows = J.shape[0]
     if not n_rows:
         return Stacked(None, None, None, 0, n)
-    norms = np.einsum("ij,ij->i", J, J)
+    G = J @ J.T
+    norms = G.diagonal()  # squared row norms
     small = 1e-20 * max(1.0, norms.max())
     keep = None
     if norms.min() <= small:
         keep = norms > small
         if not keep.any():
             return Stacked(None, None, None, n_rows, n)
-        J = J[keep]
+        J, G = J[keep], G[np.ix_(keep, keep)]
     if J.shape[0] > n:  # more rows than DoF: some level cannot be met exactly
         return None
-    Ginv = _plain_inverse(J @ J.T, sigma0 * sigma0)
+    Ginv = _plain_inverse(G, sigma0 * sigma0)
     return None if Ginv is None else Stacked(J, Ginv, keep, n_rows, n)
 
 

@@ -201,8 +201,8 @@ class Solver:
                 break
             it += 1
             dq = self._trust_step(gp, ev, q)
-            if np.abs(dq).max(initial=0.0) < s.tol and all(
-                    ok for k, ok in enumerate(ev.satisfied) if k not in _SOFT):
+            if all(ok for k, ok in enumerate(ev.satisfied) if k not in _SOFT) and \
+                    np.abs(dq).max(initial=0.0) < s.tol:
                 reason = "converged"  # only potential/posture left, and they ask for no motion
                 break
             bend = self._stepper.first_step(gp, dq, warm) if it == 1 else None
