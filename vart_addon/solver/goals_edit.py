@@ -71,14 +71,18 @@ def clear_link_target(lk: Linkage, link: str):
 
 def _target(lk, j, q, mask):
     qv = V.vec(q, j.dof, f"{j.label()}: target")
-    m = np.ones(j.dof, bool) if mask is None else np.array(mask, dtype=bool).reshape(-1)
-    if m.size != j.dof:
-        raise VartError(f"{j.label()}: target mask needs {j.dof} values, got {m.size}")
-    if not m.any():
+    m = [True] * j.dof if mask is None else np.array(mask, dtype=bool).reshape(-1).tolist()
+    if len(m) != j.dof:
+        raise VartError(f"{j.label()}: target mask needs {j.dof} values, got {len(m)}")
+    if not any(m):
         raise VartError(f"{j.label()}: target mask selects no degree of freedom")
-    same_goal_set = j.target_q is not None and j.target_mask.tolist() == m.tolist()
-    j.target_q, j.target_mask = qv, m
-    lk.touch_values() if same_goal_set else lk.touch_goals()
+    same_goal_set = j.target_q is not None and j.target_mask.tolist() == m
+    j.target_q = qv
+    if same_goal_set:  # a drag's new target value: the analysis stays valid
+        lk.touch_values()
+    else:
+        j.target_mask = np.array(m, dtype=bool)
+        lk.touch_goals()
 
 
 def set_posture(lk: Linkage, name: str, q=None):

@@ -60,6 +60,7 @@ _P2[1, 0], _P2[0, 1] = 1.0, -1.0
 _PD = np.zeros((4, 4))
 _PD[2, 3] = 1.0
 _EYE4 = np.eye(4)
+_GET_Q = operator.attrgetter("q")
 _ONE_AXIS = ("revolute", "prismatic", "helical")
 
 
@@ -163,7 +164,9 @@ class TreeModel:
         self.n_dof = offset
         self._fk_q = self._fk_T = None
         self._q_base = self._q_views = None  # see q_to_joints
-        self._moving = [(e, self.dof_slices[id(e)]) for e in self.edges[1:] if e.dof]
+        self._moving = [e for e in self.edges[1:] if e.dof]  # in the order of q
+        self._moving_slices = [self.dof_slices[id(e)] for e in self._moving]
+        self._one_dof = all(e.dof == 1 for e in self._moving)  # views: the rows of q[:, None]
         self.n_moving_links = len(self._moving)
         self.batches = []
         for items in by_type.values():
@@ -242,7 +245,7 @@ class TreeModel:
         current (in-place edits of a view write through to it) and is copied whole."""
         if not self._moving:
             return np.zeros(0)
-        qs = [e.q for e, _ in self._moving]
+        qs = list(map(_GET_Q, self._moving))
         if self._q_views is not None and all(map(operator.is_, qs, self._q_views)):
             return self._q_base.copy()
         return np.concatenate(qs).astype(float)
@@ -251,10 +254,9 @@ class TreeModel:
         """Write a flat configuration vector back into the tree joints' ``q`` (each gets a
         view of one private copy of ``q``)."""
         q = np.array(q, dtype=float)
-        views = []
-        for e, sl in self._moving:
-            e.q = v = q[sl]
-            views.append(v)
+        views = list(q[:, None]) if self._one_dof else [q[sl] for sl in self._moving_slices]
+        for e, v in zip(self._moving, views):
+            e.q = v
         self._q_base, self._q_views = q, views
 
     def slice_of(self, joint) -> slice:

@@ -181,7 +181,7 @@ class Solver:
     def _solve_group(self, gp, q, budget_it, budget_ms, t0, status):
         s = self.settings
         last = gp.last
-        warm = last is not None and np.array_equal(last.q, q)
+        warm = last is not None and last.q.tobytes() == q.tobytes()  # the very same q
         if warm:  # only goal values changed
             # Goal values changed (a drag): a step is likely, so the Jacobians come at once.
             ev = gp.evaluate(q, jac=True, reuse=last, dirty=gp.value_batches)
