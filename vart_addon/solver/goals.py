@@ -20,12 +20,16 @@ LEVEL_NAMES = ("invariant", "limit", "lock", "potential", "target", "posture")
 
 
 class State:
-    """One evaluation point: the full q, world poses, and the group's twist columns."""
+    """One evaluation point: the full q, world poses, and the group's twist columns.
 
-    __slots__ = ("q", "T", "S")
+    ``memo``: what a batch computed for its errors alone, keyed by the batch, for when the
+    Jacobians at this point are asked for later (:meth:`.GroupProblem.jacobians`)."""
+
+    __slots__ = ("q", "T", "S", "memo")
 
     def __init__(self, q, T, S):
         self.q, self.T, self.S = q, T, S
+        self.memo = {}
 
 
 class _Relative:
@@ -104,14 +108,18 @@ class InvariantBatch(Batch):
         # e.g. spherical, point-slider) between two moving links: see _offset_rows.
         self.offset = self.jt.rot == "free" and not self.rel.grounded
         if self.offset:
-            self.axes = list(self.jt.constrained_axes)
+            # T_world_parent[:3] @ Fp_axes_origin: the constrained axes and the origin of the
+            # mobility frame in the world, (g, 3, r + 1).
+            self.Fp_axes_origin = self.rel.Fp[:, :, list(self.jt.constrained_axes) + [3]]
             self.Fc_origin = self.rel.Fc[:, :, 3:]  # (g, 4, 1)
 
     def rows(self, state, jac):
         if self.offset:
             return self._offset_rows(state, jac)
-        T_wm, T = self.rel.poses(state)
+        poses = state.memo.get(self)
+        T_wm, T = self.rel.poses(state) if poses is None else poses
         if not jac:
+            state.memo[self] = T_wm, T
             return self.jt.residual(T, self.rel.pitch).reshape(-1), None, self.goal
         r, D = self.jt.residual(T, self.rel.pitch, jacobian=True)
         return r.reshape(-1), self.rel.jacobian(D, T_wm, state), self.goal
@@ -121,16 +129,22 @@ class InvariantBatch(Batch):
         ``c`` the child frame's origin and ``o`` the mobility frame's, computed in the world:
         its derivative under the relative twist (v, w) at the world origin is ``a . v +
         (c x a) . w``, so no adjoint is formed (fewer numpy calls than the general path)."""
-        rel = self.rel
-        T = state.T
-        c = T[rel.cidx, :3, 3] if rel.Fc_eye else (T[rel.cidx, :3, :] @ self.Fc_origin)[..., 0]
-        M = T[rel.pidx] @ rel.Fp  # T_world_mob
-        A = M[:, :3, self.axes]  # (g, 3, r) the constrained axes
-        e = ((c - M[:, :3, 3])[:, None, :] @ A).reshape(-1)
-        if not jac:
-            return e, None, self.goal
+        memo = state.memo.get(self)
+        if memo is None:
+            rel = self.rel
+            T = state.T
+            c = T[rel.cidx, :3, 3] if rel.Fc_eye else \
+                (T[rel.cidx, :3, :] @ self.Fc_origin)[..., 0]
+            M = T[rel.pidx, :3, :] @ self.Fp_axes_origin
+            A = M[:, :, :-1]  # (g, 3, r) the constrained axes
+            e = ((c - M[:, :, -1])[:, None, :] @ A).reshape(-1)
+            if not jac:
+                state.memo[self] = c, A, e
+                return e, None, self.goal
+        else:
+            c, A, e = memo
         D = np.concatenate([A, se3.hat(c) @ A], axis=1).transpose(0, 2, 1)  # rows (a, c x a)
-        return e, rel.world_jacobian(D, state), self.goal
+        return e, self.rel.world_jacobian(D, state), self.goal
 
 
 class _ConfigRows:
