@@ -114,7 +114,9 @@ class GroupProblem:
             full = np.zeros(m.n_dof)
             full[self.cols] = dq
         out = m.retract(q, full)
-        if bend is not None:
+        if bend is not None and self.all_cols:
+            out += bend
+        elif bend is not None:
             out[self.cols] += bend
         if m.limited:
             np.minimum(np.maximum(out, m.lower, out=out), m.upper, out=out)

@@ -54,7 +54,15 @@ class _Relative:
             self.ad_inv = se3.adjoint_inv(self.Fp)
 
     def poses(self, state):
-        """``T_world_mob`` (g,4,4) and ``T_mob_childframe`` as (g,3,4): rotation, translation."""
+        """``T_world_mob`` (g,4,4) and ``T_mob_childframe`` as (g,3,4): rotation, translation.
+        Kept in ``state.memo`` (callers only read them): errors and Jacobians at one point
+        may be asked for separately."""
+        got = state.memo.get(self)
+        if got is None:
+            got = state.memo[self] = self._poses(state)
+        return got
+
+    def _poses(self, state):
         T_wc = state.T[self.cidx] if self.Fc_eye else state.T[self.cidx] @ self.Fc
         if self.grounded:
             return self.Fp, (T_wc[:, :3, :] if self.at_world else self.Fp_inv34 @ T_wc)
@@ -116,10 +124,8 @@ class InvariantBatch(Batch):
     def rows(self, state, jac):
         if self.offset:
             return self._offset_rows(state, jac)
-        poses = state.memo.get(self)
-        T_wm, T = self.rel.poses(state) if poses is None else poses
+        T_wm, T = self.rel.poses(state)
         if not jac:
-            state.memo[self] = T_wm, T
             return self.jt.residual(T, self.rel.pitch).reshape(-1), None, self.goal
         r, D = self.jt.residual(T, self.rel.pitch, jacobian=True)
         return r.reshape(-1), self.rel.jacobian(D, T_wm, state), self.goal
@@ -198,7 +204,8 @@ class ConfigBatch(Batch):
         self.refresh()
         w = np.ones(len(joints)) if weight is None else np.asarray(weight, float)
         self.w = np.repeat(w, joints[0].dof)[self.sel]
-        self.all_rows = bool(self.sel.all() and (self.w == 1.0).all())
+        self.unit_w = bool((self.w == 1.0).all())
+        self.all_rows = bool(self.sel.all() and self.unit_w)
         self.names = [f"{kind} of {j.label()}" for j in joints]
         self.goal_of_row = np.repeat(np.arange(len(joints)), joints[0].dof)[self.sel]
         self.n_cols = len(cols)
@@ -218,9 +225,12 @@ class ConfigBatch(Batch):
         e, J = self.cfg.error(state, self.goal, jac, self.n_cols, self.R_goal, self.use_rot)
         if self.all_rows:
             return e.reshape(-1), J, self.goal_of_row
-        e = e.reshape(-1)[self.sel] * self.w
+        e = e.reshape(-1)[self.sel]
         if J is not None:
-            J = J[self.sel] * self.w[:, None]
+            J = J[self.sel]
+        if not self.unit_w:
+            e = e * self.w
+            J = J if J is None else J * self.w[:, None]
         return e, J, self.goal_of_row
 
 
