@@ -125,10 +125,12 @@ def test_no_bend_is_predicted_from_or_for_a_step_of_zero_length():
     from vart_addon.solver.stepper import Stepper
     stepper = Stepper(Settings())
     zero, step = np.zeros(3), np.array([0.1, 0.0, 0.0])
-    gp = SimpleNamespace(bend=(zero, zero))
-    assert stepper.predicted_bend(gp, zero) is None
-    assert stepper.predicted_bend(gp, step) is None
-    gp.bend = (step, np.array([0.0, 1e-4, 0.0]))
-    assert stepper.predicted_bend(gp, zero) is None
-    np.testing.assert_allclose(stepper.predicted_bend(gp, 1.5 * step), [0.0, 2.25e-4, 0.0])
+    gp = SimpleNamespace(bend=(zero, zero, 0.0))
+    assert stepper.predicted_bend(gp, zero, 0.0) is None
+    assert stepper.predicted_bend(gp, step, step @ step) is None
+    gp.bend = (step, np.array([0.0, 1e-4, 0.0]), step @ step)
+    assert stepper.predicted_bend(gp, zero, 0.0) is None
+    longer = 1.5 * step
+    np.testing.assert_allclose(stepper.predicted_bend(gp, longer, longer @ longer),
+                               [0.0, 2.25e-4, 0.0])
     assert stepper.n_predicted == 1

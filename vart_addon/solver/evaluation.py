@@ -68,7 +68,7 @@ class GroupProblem:
         self.potential_scale = 1.0  # adaptive multiplier of tau (see potential_rows)
         self.mu = np.zeros(6)  # Levenberg-Marquardt damping per level (adapted by gain ratio)
         self.chord_pays = True  # simplified Newton steps are expected to finish (solver.py)
-        self.bend = None  # the last solve's (first step, bend) over the columns (stepper.py)
+        self.bend = None  # the last solve's (first step, bend, |first step|^2), stepper.py
         self.value_batches = frozenset(i for i, b in enumerate(self.batches)
                                        if isinstance(b, G.ConfigBatch))
 

@@ -154,23 +154,24 @@ class Stepper:
         """Note the solve's first step ``dq`` (if :attr:`complete` and the setting is on);
         returns the bend to add to it in a ``warm`` solve (see :meth:`predicted_bend`)."""
         ok = self.complete is not None and self.settings.predict_bend
-        self.first = (dq, self.complete) if ok else None
-        return self.predicted_bend(gp, dq) if ok and warm else None
+        self.first = (dq, self.complete, float(dq @ dq)) if ok else None
+        return self.predicted_bend(gp, dq, self.first[2]) if ok and warm else None
 
     def first_taken(self, dq, alpha: float):
         """The line search took ``alpha dq``: a first step redone or shortened learns nothing."""
         if self.first is not None and (alpha != 1.0 or dq is not self.first[0]):
             self.first = None
 
-    def predicted_bend(self, gp, first):
-        """The bend (group columns, coordinates) to add to the first step ``first``, or None:
+    def predicted_bend(self, gp, first, first_sq: float):
+        """The bend (group columns, coordinates) to add to the first step ``first`` (whose
+        squared length is ``first_sq``), or None:
         the last solve's bend scaled by ``(|first| / |its first step|)^2`` (curvature is
         second order), if the two steps point the same way (cosine 0.99) and their lengths
         are within a factor of two."""
         if gp.bend is None:
             return None
-        d0, c0 = gp.bend
-        n0, n1 = math.sqrt(d0 @ d0), math.sqrt(first @ first)
+        d0, c0, d0_sq = gp.bend
+        n0, n1 = math.sqrt(d0_sq), math.sqrt(first_sq)
         if not 0.5 * n0 <= n1 <= 2.0 * n0 or n1 == 0.0 or float(first @ d0) < 0.99 * n0 * n1:
             return None
         self.n_predicted += 1
@@ -186,15 +187,15 @@ class Stepper:
         gp.bend = None
         if self.first is None or end is None:
             return
-        first, st = self.first
+        first, st, first_sq = self.first
         c = end.q - gp.advance(q_start, first)
         c = c if gp.all_cols else c[gp.cols]
         es = [end.levels[k][0] for k in gp.active_levels]
         rhs = es[0] if len(es) == 1 else np.concatenate(es)
         if rhs.size == st.n_rows:
             c -= st.solve(rhs)
-        if c @ c <= 0.25 * (first @ first):
-            gp.bend = (first, c)
+        if c @ c <= 0.25 * first_sq:
+            gp.bend = (first, c, first_sq)
 
     def capped(self, part: np.ndarray) -> np.ndarray:
         """``part`` scaled so no DoF moves more than ``max_step``; the scale is kept in
