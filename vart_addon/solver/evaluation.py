@@ -99,9 +99,9 @@ class GroupProblem:
         """Level ``k``'s measure after ``step`` by its linear model (energy: first order)."""
         e, J = ev.levels[k]
         if k == G.POTENTIAL:
-            return ev.measure[k] + float((J.T @ e) @ step) / self.spec.tau
-        r = e + J @ step if e.size else e
-        return float(np.sqrt(r @ r))
+            return ev.measure[k] + float(J.T.dot(e).dot(step)) / self.spec.tau
+        r = e + J.dot(step) if e.size else e
+        return math.sqrt(r.dot(r))
 
     def advance(self, q: np.ndarray, dq: np.ndarray,
                 bend: np.ndarray | None = None) -> np.ndarray:
@@ -128,7 +128,7 @@ class GroupProblem:
         U``) and scale tau toward the parabola's minimum, i.e. toward a Newton-sized step.
         ``shrink`` is how much the step taken was shortened (line search, step cap)."""
         e, J = old.levels[G.POTENTIAL]
-        slope = float((J.T @ e) @ step) / self.spec.tau
+        slope = float(J.T.dot(e).dot(step)) / self.spec.tau
         curv = new.measure[G.POTENTIAL] - old.measure[G.POTENTIAL] - slope
         if slope < 0 and curv > 0:
             factor = min(max(-slope / (2 * curv) * shrink, 0.1), 10.0)
@@ -184,11 +184,11 @@ class GroupProblem:
                 energy = 0.0
                 for b, r in zip(self.batches[self.level_slices[k]], part):
                     energy += b.energy(st) if isinstance(b, G.GravityBatch) else \
-                        0.5 * float(r[0] @ r[0]) / self.spec.tau
+                        0.5 * float(r[0].dot(r[0])) / self.spec.tau
                 ev.measure[k] = energy
                 ev.satisfied[k] = False
                 continue
-            m = math.sqrt(e @ e)
+            m = math.sqrt(e.dot(e))
             ev.measure[k] = m
             # Every goal's error is at most the level's norm: only a larger norm needs them.
             ev.satisfied[k] = m <= self.tol or bool(ev.goal_errors(k).max() <= self.tol)

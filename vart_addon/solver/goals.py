@@ -84,7 +84,7 @@ class _Relative:
         sign = self._sign_rows.get(r)
         if sign is None:
             sign = self._sign_rows[r] = np.repeat(self.sign, r, axis=0)
-        return (D.reshape(g * r, 6) @ state.S) * sign
+        return D.reshape(g * r, 6).dot(state.S) * sign
 
 
 class Batch:
@@ -312,7 +312,7 @@ class GravityBatch(Batch):
         D[:, :, :3] = np.eye(3)
         D[:, :, 3:] = -se3.hat(c)
         JA = D.reshape(-1, 6)
-        return self.push, (JA @ state.S) * np.repeat(self.sign, 3, axis=0), self.goal
+        return self.push, JA.dot(state.S) * np.repeat(self.sign, 3, axis=0), self.goal
 
     def energy(self, state) -> float:
         """Potential energy (J) of the masses: ``-sum m g . c``."""

@@ -74,7 +74,7 @@ def _gram_inverses(G: np.ndarray, sigma0: float, lambda_max: float, extra: float
         lam2 = _damping(smin2, sigma0, lambda_max)
 
         def inv(d):
-            return (U * np.where(pos, 1.0 / np.where(pos, w + d, 1.0), 0.0)) @ U.T
+            return (U * np.where(pos, 1.0 / np.where(pos, w + d, 1.0), 0.0)).dot(U.T)
         proj = inv(lam2)
         return (inv(lam2 + extra) if extra else proj), proj
     eps = 1e-13 * max(np.trace(G) / m, 1e-30)
@@ -82,9 +82,9 @@ def _gram_inverses(G: np.ndarray, sigma0: float, lambda_max: float, extra: float
     Ginv = np.linalg.inv(G + eps * eye)
     v = np.full(m, 1.0 / np.sqrt(m))
     for _ in range(12):  # power iteration: largest eigenvalue of Ginv = 1 / sigma_min^2
-        v = Ginv @ v
+        v = Ginv.dot(v)
         v /= np.linalg.norm(v)
-    smin2 = max(1.0 / float(v @ Ginv @ v) - eps, 0.0)
+    smin2 = max(1.0 / float(v.dot(Ginv.dot(v))) - eps, 0.0)
     lam2 = _damping(smin2, sigma0, lambda_max)
     if lam2 > eps:
         Ginv = np.linalg.inv(G + lam2 * eye)
@@ -104,10 +104,10 @@ def prioritized_step(levels, n: int, sigma0: float = 1e-3, lambda_max: float = 0
             continue
         Jt = J
         for Ji, Gi in basis:  # (rows of J x rows of Ji) products first: later levels are small
-            Jt = Jt - ((Jt @ Ji.T) @ Gi) @ Ji
-        G = Jt @ Jt.T
+            Jt = Jt - Jt.dot(Ji.T).dot(Gi).dot(Ji)
+        G = Jt.dot(Jt.T)
         norms = G.diagonal()  # squared row norms
-        r = rhs if dq is None else rhs - J @ dq
+        r = rhs if dq is None else rhs - J.dot(dq)
         small = 1e-20 * max(1.0, norms.max())
         if norms.min() <= small:
             keep = norms > small
@@ -116,7 +116,7 @@ def prioritized_step(levels, n: int, sigma0: float = 1e-3, lambda_max: float = 0
             Jt, r, G = Jt[keep], r[keep], G[np.ix_(keep, keep)]
         Gstep, Gproj = _gram_inverses(G, sigma0, lambda_max,
                                       extra[i] if extra is not None else 0.0)
-        step = Jt.T @ (Gstep @ r)
+        step = Jt.T.dot(Gstep.dot(r))
         dq = step if dq is None else dq + step
         if i + 1 < len(levels):
             basis.append((Jt, Gproj))
@@ -142,7 +142,7 @@ class Stacked:
         if self.J is None:
             return np.zeros(self.n)
         r = rhs if self.keep is None else rhs[self.keep]
-        return self.J.T @ (self.Ginv @ r)
+        return self.J.T.dot(self.Ginv.dot(r))
 
 
 def stacked(levels, n: int, sigma0: float = 1e-3) -> Stacked | None:
@@ -161,7 +161,7 @@ def stacked(levels, n: int, sigma0: float = 1e-3) -> Stacked | None:
     n_rows = J.shape[0]
     if not n_rows:
         return Stacked(None, None, None, 0, n)
-    G = J @ J.T
+    G = J.dot(J.T)
     norms = G.diagonal()  # squared row norms
     small = 1e-20 * max(1.0, norms.max())
     keep = None

@@ -24,7 +24,7 @@ _DP_LIN = _DP_LIN.reshape(3, 18)
 
 def dp_dxi(p: np.ndarray) -> np.ndarray:
     """d p / d xi (k, 3, 6) for a point p under a spatial twist: ``dp = v + w x p``."""
-    return (p @ _DP_LIN).reshape(p.shape[:-1] + (3, 6)) + _DP_CONST
+    return p.dot(_DP_LIN).reshape(p.shape[:-1] + (3, 6)) + _DP_CONST
 
 
 def fit_rz(R: np.ndarray, p: np.ndarray, pitch, helical: bool):
@@ -94,7 +94,7 @@ def swing(R: np.ndarray, jacobian: bool = True):
     """
     k = R.shape[0]
     e = R[:, :, 2]
-    WB = e @ _SW_WB  # (-e_y, e_x), then B row-major
+    WB = e.dot(_SW_WB)  # (-e_y, e_x), then B row-major
     w = WB[:, :2]
     s = np.hypot(w[:, 0], w[:, 1])
     ez = e[:, 2]

@@ -30,7 +30,7 @@ _HAT9 = np.array([[0, 0, 0, 0, 0, -1, 0, 1, 0],
 def hat(w: np.ndarray) -> np.ndarray:
     """Skew-symmetric matrix ``[w]x`` of 3-vectors ``w`` (..., 3) -> (..., 3, 3)."""
     w = np.asarray(w, dtype=float)
-    return (w @ _HAT9).reshape(w.shape[:-1] + (3, 3))
+    return w.dot(_HAT9).reshape(w.shape[:-1] + (3, 3))
 
 
 # cross(a, b) = (outer(a, b).reshape(9) @ _CROSS9): the antisymmetric part of a b^T.
@@ -42,7 +42,7 @@ _CROSS9[[7, 2, 3], [0, 1, 2]] = -1.0
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Cross products of 3-vectors (k, 3) x (k, 3) -> (k, 3), in two numpy calls (np.cross
     costs several times more on small batches)."""
-    return (a[:, :, None] * b[:, None, :]).reshape(-1, 9) @ _CROSS9
+    return (a[:, :, None] * b[:, None, :]).reshape(-1, 9).dot(_CROSS9)
 
 
 def vee(K: np.ndarray) -> np.ndarray:

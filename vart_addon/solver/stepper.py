@@ -102,7 +102,7 @@ class Stepper:
             dq = fixed.copy()
             if not free.any():
                 break
-            lv = [(J[:, free], r - J[:, ~free] @ fixed[~free]) for J, r in levels]
+            lv = [(J[:, free], r - J[:, ~free].dot(fixed[~free])) for J, r in levels]
             dq[free] = self.capped(prioritized_step(lv, int(free.sum()), s.sigma0,
                                                      s.lambda_max, extra))
             over = free & ((dq > hi) | (dq < lo))
@@ -154,7 +154,7 @@ class Stepper:
         """Note the solve's first step ``dq`` (if :attr:`complete` and the setting is on);
         returns the bend to add to it in a ``warm`` solve (see :meth:`predicted_bend`)."""
         ok = self.complete is not None and self.settings.predict_bend
-        self.first = (dq, self.complete, float(dq @ dq)) if ok else None
+        self.first = (dq, self.complete, float(dq.dot(dq))) if ok else None
         return self.predicted_bend(gp, dq, self.first[2]) if ok and warm else None
 
     def first_taken(self, dq, alpha: float):
@@ -172,7 +172,7 @@ class Stepper:
             return None
         d0, c0, d0_sq = gp.bend
         n0, n1 = math.sqrt(d0_sq), math.sqrt(first_sq)
-        if not 0.5 * n0 <= n1 <= 2.0 * n0 or n1 == 0.0 or float(first @ d0) < 0.99 * n0 * n1:
+        if not 0.5 * n0 <= n1 <= 2.0 * n0 or n1 == 0.0 or float(first.dot(d0)) < 0.99 * n0 * n1:
             return None
         self.n_predicted += 1
         return c0 * (n1 / n0) ** 2
@@ -194,7 +194,7 @@ class Stepper:
         rhs = es[0] if len(es) == 1 else np.concatenate(es)
         if rhs.size == st.n_rows:
             c -= st.solve(rhs)
-        if c @ c <= 0.25 * first_sq:
+        if c.dot(c) <= 0.25 * first_sq:
             gp.bend = (first, c, first_sq)
 
     def capped(self, part: np.ndarray) -> np.ndarray:
