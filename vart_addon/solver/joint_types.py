@@ -250,16 +250,15 @@ class JointType:
                 D[6 * i + 3:6 * i + 6] = minus_hat_p[a]
         if rot:
             w0 = self.w_idx[0]
-            G = (se3.so3_exp(q_goal[0, w0:w0 + 3]) if R_goal is None else R_goal[0]).tolist()
-            R = ((r00, r01, r02), (r10, r11, r12), (r20, r21, r22))
-            ew = se3.so3_log_floats([G[0][i] * R[0][j] + G[1][i] * R[1][j] + G[2][i] * R[2][j]
-                                     for i in range(3) for j in range(3)])  # log(Rg^T R)
+            Rg = se3.so3_exp(q_goal[0, w0:w0 + 3]) if R_goal is None else R_goal[0]
+            ew = se3.so3_log_floats(Rg.T.dot(T[0, :3, :3]).ravel().tolist())  # log(Rg^T R)
             if ew is None:
                 return None
             e[w0:w0 + 3] = ew
             if not jacobian:
                 return np.array([e]), None
             A = se3.so3_right_jacobian_inv_floats(ew)
+            R = ((r00, r01, r02), (r10, r11, r12), (r20, r21, r22))
             for i in range(3):  # the rows of J_r^-1(ew) @ R^T
                 Ai, k = A[i], 6 * (w0 + i)
                 D[k + 3:k + 6] = [Ai[0] * Rj[0] + Ai[1] * Rj[1] + Ai[2] * Rj[2] for Rj in R]

@@ -264,7 +264,7 @@ class Solver:
         upto = 5
         chord = self._stepper.chorded
         for _ in range(s.max_halvings):
-            step = alpha * dq
+            step = dq if alpha == 1.0 else alpha * dq
             new = gp.evaluate(gp.advance(q, step, bend if alpha == 1.0 else None),
                               jac=not self._stepper.lazy(gp))
             bend = None
