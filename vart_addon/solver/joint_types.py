@@ -295,6 +295,8 @@ def _as_batch(q, dof: int) -> np.ndarray:
 
 def _as_pose_batch(T) -> np.ndarray:
     """Poses as (k, 4, 4), or (k, 3, 4) (rotation and translation only) as given."""
+    if type(T) is np.ndarray and T.ndim == 3 and T.dtype == np.float64:
+        return T  # already a batch (the solver's case): no numpy call
     T = np.asarray(T, dtype=float)
     return T.reshape((-1,) + T.shape[-2:])
 

@@ -235,8 +235,10 @@ class Solver:
         more Levenberg-Marquardt damping, which shortens the ill-conditioned directions instead
         of scaling every DoF alike (the uniform cap alone zig-zags near singular poses)."""
         dq = self._stepper.step(gp, ev, q, upto=5)
+        if self._stepper.cap > 0.5:
+            return dq
         level = next((k for k in range(6) if gp.active[k] and not ev.satisfied[k]), -1)
-        if self._stepper.cap > 0.5 or level < 0 or level == G.POTENTIAL:
+        if level < 0 or level == G.POTENTIAL:
             return dq
         self._stepper.step(gp, ev, q, upto=level)  # is this level's own step too long?
         if self._stepper.cap > 0.5:
