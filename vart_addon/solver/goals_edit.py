@@ -50,13 +50,15 @@ def _lock(lk, j, q):
 
 def set_target(lk: Linkage, name: str, q, mask=None):
     """Drive a joint toward ``q`` at the target level; ``mask`` (bools per DoF) selects DoFs."""
-    _target(lk, _joint(lk, name), q, mask)
+    j = _joint(lk, name)
+    _target(lk, j, V.vec(q, j.dof, f"{j.label()}: target"), mask)
 
 
 def set_link_target(lk: Linkage, link: str, pose, mask=None):
     """Drive a link toward a world pose ``T_world_link``; ``mask`` over (x, y, z, wx, wy, wz)."""
     T = V.pose(pose, f"link {link!r}: target pose")
-    _target(lk, lk.root(link), _pose_q(T), mask)
+    j, q = lk.root(link), _pose_q(T)
+    _target(lk, j, q if j.dof == q.size else V.vec(q, j.dof, f"{j.label()}: target"), mask)
 
 
 def clear_target(lk: Linkage, name: str):
@@ -69,8 +71,8 @@ def clear_link_target(lk: Linkage, link: str):
     lk.touch_goals()
 
 
-def _target(lk, j, q, mask):
-    qv = V.vec(q, j.dof, f"{j.label()}: target")
+def _target(lk, j, qv, mask):
+    """Set the target ``qv`` (a checked vector) of joint ``j`` with ``mask``."""
     m = [True] * j.dof if mask is None else np.array(mask, dtype=bool).reshape(-1).tolist()
     if len(m) != j.dof:
         raise VartError(f"{j.label()}: target mask needs {j.dof} values, got {len(m)}")
@@ -169,7 +171,13 @@ def clear_mimic(lk: Linkage, name: str):
 
 
 def _pose_q(T: np.ndarray) -> np.ndarray:
-    return np.concatenate([T[:3, 3], se3.so3_log(T[:3, :3])])
+    """The free joint configuration (x, y, z, rotation vector) of a checked pose (plain
+    floats: a drag sets a link target every frame)."""
+    (r00, r01, r02, x), (r10, r11, r12, y), (r20, r21, r22, z) = T[:3].tolist()
+    w = se3.so3_log_floats([r00, r01, r02, r10, r11, r12, r20, r21, r22])
+    if w is None:  # near a half turn
+        w = se3.so3_log(T[:3, :3]).tolist()
+    return np.array([x, y, z, *w])
 
 
 __all__ = ["lock_joint", "lock_link", "unlock_joint", "unlock_link", "set_target",
