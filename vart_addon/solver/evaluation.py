@@ -137,7 +137,7 @@ class GroupProblem:
     def _twists(self, T, q, motions) -> np.ndarray:
         """The world twists ``S`` (6, group columns) at the poses ``T`` of ``q``."""
         S = self.model.twists(T, q, motions)
-        return S if self.all_cols else S[:, self.cols]
+        return S if self.all_cols else S.take(self.cols, axis=1)
 
     def jacobians(self, ev: Evaluation) -> Evaluation:
         """Add the Jacobians to ``ev`` (in place; nothing to do if it has them). The poses are

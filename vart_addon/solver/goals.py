@@ -63,11 +63,13 @@ class _Relative:
         return got
 
     def _poses(self, state):
-        T_wc = state.T[self.cidx] if self.Fc_eye else state.T[self.cidx] @ self.Fc
+        T_wc = state.T.take(self.cidx, axis=0)
+        if not self.Fc_eye:
+            T_wc = T_wc @ self.Fc
         if self.grounded:
             return self.Fp, (T_wc[:, :3, :] if self.at_world else self.Fp_inv34 @ T_wc)
-        T_wm = state.T[self.pidx] @ self.Fp
-        A = T_wc  # T_world_childframe (a new array: fancy indexing copies)
+        T_wm = state.T.take(self.pidx, axis=0) @ self.Fp
+        A = T_wc  # T_world_childframe (a new array: take copies)
         A[:, :3, 3] -= T_wm[:, :3, 3]
         return T_wm, T_wm[:, :3, :3].transpose(0, 2, 1) @ A[:, :3, :]
 
@@ -139,9 +141,9 @@ class InvariantBatch(Batch):
         if memo is None:
             rel = self.rel
             T = state.T
-            c = T[rel.cidx, :3, 3] if rel.Fc_eye else \
-                (T[rel.cidx, :3, :] @ self.Fc_origin)[..., 0]
-            M = T[rel.pidx, :3, :] @ self.Fp_axes_origin
+            Tc = T.take(rel.cidx, axis=0)
+            c = Tc[:, :3, 3] if rel.Fc_eye else (Tc[:, :3, :] @ self.Fc_origin)[..., 0]
+            M = T.take(rel.pidx, axis=0)[:, :3, :] @ self.Fp_axes_origin
             A = M[:, :, :-1]  # (g, 3, r) the constrained axes
             e = ((c - M[:, :, -1])[:, None, :] @ A).reshape(-1)
             if not jac:
@@ -174,7 +176,7 @@ class _ConfigRows:
         rotation-vector entries are not wanted (left zero)."""
         d = self.jt.dof
         if self.tree:
-            e, Jt = self.jt.config_error_tree(state.q[self.q_idx], goal)
+            e, Jt = self.jt.config_error_tree(state.q.take(self.q_idx), goal)
             if not jac:
                 return e, None
             J = np.zeros((self.g * d, n_cols))
@@ -198,6 +200,7 @@ class ConfigBatch(Batch):
         self.joints, self.attr = joints, attr
         jt = self.cfg.jt
         self.sel = np.asarray(mask, bool).reshape(-1)
+        self.sel_idx = np.flatnonzero(self.sel)
         # Rotation vectors of closure joints cost a log map: only when some are selected.
         self.use_rot = jt.rot == "free" and bool(
             self.sel.reshape(len(joints), jt.dof)[:, list(jt.w_idx)].any())
@@ -225,9 +228,9 @@ class ConfigBatch(Batch):
         e, J = self.cfg.error(state, self.goal, jac, self.n_cols, self.R_goal, self.use_rot)
         if self.all_rows:
             return e.reshape(-1), J, self.goal_of_row
-        e = e.reshape(-1)[self.sel]
+        e = e.reshape(-1).take(self.sel_idx)
         if J is not None:
-            J = J[self.sel]
+            J = J.take(self.sel_idx, axis=0)
         if not self.unit_w:
             e = e * self.w
             J = J if J is None else J * self.w[:, None]

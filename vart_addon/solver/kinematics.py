@@ -106,7 +106,7 @@ class _OneAxis:
 
     def transforms(self, q: np.ndarray) -> np.ndarray:
         """(k, 4, 4) transforms of the links from their tree parents."""
-        v = q[self.q_idx]
+        v = q.take(self.q_idx)
         th = v * self.rot
         C = np.empty((len(v), 1, 4))
         C[:, 0, 0] = 1.0
@@ -117,7 +117,7 @@ class _OneAxis:
 
     def twists(self, T_world: np.ndarray, St: np.ndarray):
         """Write the world twists (v, w) of the joints into the rows of St (n, 6)."""
-        zo = T_world[self.jparent_idx, :3, :] @ self.Fp_zo  # (k, 3, 2): axis z, origin o
+        zo = T_world.take(self.jparent_idx, axis=0)[:, :3, :] @ self.Fp_zo  # (k, 3, 2): z, o
         z = zo[:, :, 0]
         oxz = se3.cross(zo[:, :, 1], z)  # o x z
         rows = self.rows
@@ -298,18 +298,18 @@ class TreeModel:
             L[1:i] = self.one_axis.transforms(q)
         motions = []
         for b in self.other_batches:
-            M = b.jtype.motion(q[b.q_idx], b.pitch)
+            M = b.jtype.motion(q.take(b.q_idx), b.pitch)
             X = b.transforms(M)
             L[i:i + len(X)] = b.pre @ X if b.any_pre else X
             i += len(X)
             motions.append(M)
         for anc in self._jumps:
-            L = L[anc] @ L
+            L = L.take(anc, axis=0) @ L
         if self._compact is not None:
             T = np.empty((len(self.link_names), 4, 4))
             T[self._compact] = L
             if self._fixed_idx.size:
-                T[self._fixed_idx] = L[self._fixed_base] @ self._fixed_T
+                T[self._fixed_idx] = L.take(self._fixed_base, axis=0) @ self._fixed_T
             L = T
         return (L, motions) if with_motion else L
 
@@ -319,8 +319,8 @@ class TreeModel:
         if self.one_axis is not None:
             self.one_axis.twists(T_world, St)
         for b, M in zip(self.other_batches, motions):
-            T_wm = T_world[b.jparent_idx] @ b.Fp
-            S_mob = b.jtype.subspace(q[b.q_idx], b.pitch, T=M)  # (k, 6, dof)
+            T_wm = T_world.take(b.jparent_idx, axis=0) @ b.Fp
+            S_mob = b.jtype.subspace(q.take(b.q_idx), b.pitch, T=M)  # (k, 6, dof)
             S_w = se3.adjoint(T_wm) @ S_mob  # child relative to parent; anc_sign has the direction
             St[b.q_idx.reshape(-1)] = S_w.transpose(0, 2, 1).reshape(-1, 6)
         return St.T

@@ -88,7 +88,7 @@ class Stepper:
             self.complete = None
         if not gp.limited:
             return dq
-        qc = q if gp.all_cols else q[gp.cols]
+        qc = q if gp.all_cols else q.take(gp.cols)
         lo, hi = gp.lower - qc, gp.upper - qc
         over = (dq > hi) | (dq < lo)
         if not over.any():
@@ -143,7 +143,7 @@ class Stepper:
             return None
         dq = self.capped(fz[1].solve(rhs))
         if gp.limited:
-            qc = q if gp.all_cols else q[gp.cols]
+            qc = q if gp.all_cols else q.take(gp.cols)
             if ((dq > gp.upper - qc) | (dq < gp.lower - qc)).any():
                 return None
         self.step_error = err
@@ -189,7 +189,7 @@ class Stepper:
             return
         first, st, first_sq = self.first
         c = end.q - gp.advance(q_start, first)
-        c = c if gp.all_cols else c[gp.cols]
+        c = c if gp.all_cols else c.take(gp.cols)
         es = [end.levels[k][0] for k in gp.active_levels]
         rhs = es[0] if len(es) == 1 else np.concatenate(es)
         if rhs.size == st.n_rows:
