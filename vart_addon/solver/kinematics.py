@@ -202,10 +202,10 @@ class TreeModel:
 
         The pointer jumping runs on a compact array of the ground and the links on moving
         joints, in the order :meth:`fk` computes their transforms (the one-axis batches
-        ``one``, then the others), each link jumping over its base; ``_compact`` gives their
-        link indices. A link on a fixed joint (a marker, a rigid attachment) is its base's
-        pose times a constant (``_fixed_base`` in the compact array, ``_fixed_T``): one
-        product at the end for all of them."""
+        ``one``, then the others), each link jumping over its base. A link on a fixed joint
+        (a marker, a rigid attachment) is its base's pose times a constant (``_fixed_base``
+        in the compact array, ``_fixed_T``): one product at the end for all of them, appended
+        to the compact array; ``_unperm`` takes that into link order."""
         n = len(self.link_names)
         const = np.tile(_EYE4, (n, 1, 1))  # link on a fixed joint: T_parent_link
         for b in self.batches:
@@ -227,9 +227,12 @@ class TreeModel:
         order = np.concatenate([[0]] + [b.link_idx for b in one + self.other_batches])
         position = np.zeros(n, dtype=int)
         position[order] = np.arange(len(order))
-        self._compact = None if np.array_equal(order, np.arange(n)) else order
         fixed = np.flatnonzero(~moving)[1:]
-        self._fixed_idx, self._fixed_base, self._fixed_T = fixed, position[base[fixed]], pre[fixed]
+        self._fixed_base, self._fixed_T = position[base[fixed]], pre[fixed]
+        # Link order from [compact array; fixed links]: None when that is the order already.
+        everything = np.concatenate([order, fixed])
+        self._unperm = None if np.array_equal(everything, np.arange(n)) else \
+            np.argsort(everything)
         # After r rounds each moving link's product spans 2**r moving joints.
         self._jumps = []
         anc = position[base[order]]
@@ -305,12 +308,10 @@ class TreeModel:
             motions.append(M)
         for anc in self._jumps:
             L = L.take(anc, axis=0) @ L
-        if self._compact is not None:
-            T = np.empty((len(self.link_names), 4, 4))
-            T[self._compact] = L
-            if self._fixed_idx.size:
-                T[self._fixed_idx] = L.take(self._fixed_base, axis=0) @ self._fixed_T
-            L = T
+        if self._fixed_base.size:
+            L = np.concatenate([L, L.take(self._fixed_base, axis=0) @ self._fixed_T])
+        if self._unperm is not None:
+            L = L.take(self._unperm, axis=0)
         return (L, motions) if with_motion else L
 
     def twists(self, T_world: np.ndarray, q: np.ndarray, motions) -> np.ndarray:
