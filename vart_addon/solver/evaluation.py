@@ -30,10 +30,9 @@ class Evaluation:
             ge = self._goal_err[k] = np.array([self.measure[k]])
         elif ge is None:
             gp = self._gp
-            sl = gp.level_slices[k]
-            ge = self._goal_err[k] = np.concatenate(
-                [np.sqrt(np.bincount(r[2], r[0] * r[0], minlength=len(b.names)))
-                 for b, r in zip(gp.batches[sl], self.rows[sl])])
+            e = self.levels[k][0]
+            ge = self._goal_err[k] = np.sqrt(np.bincount(gp.goal_of_row(k, self.rows), e * e,
+                                                         minlength=gp.n_goals[k]))
         return ge
 
 
@@ -64,6 +63,7 @@ class GroupProblem:
         # Goal errors: computed on demand for levels with goals; potential has none.
         self._blank_goal_err = [None if a and k != G.POTENTIAL else self._empty[0]
                                 for k, a in enumerate(self.active)]
+        self._goal_of_row = [None] * 6  # see goal_of_row
         self.last: Evaluation | None = None
         self.potential_scale = 1.0  # adaptive multiplier of tau (see potential_rows)
         self.mu = np.zeros(6)  # Levenberg-Marquardt damping per level (adapted by gain ratio)
@@ -71,6 +71,21 @@ class GroupProblem:
         self.bend = None  # the last solve's (first step, bend, |first step|^2), stepper.py
         self.value_batches = frozenset(i for i, b in enumerate(self.batches)
                                        if isinstance(b, G.ConfigBatch))
+
+    def goal_of_row(self, k: int, rows) -> np.ndarray:
+        """The goal (index into ``names[k]``) of each error row of level ``k``, for an
+        evaluation's per-batch ``rows``. Constant except at the limit level, whose rows are
+        the limits that are exceeded: kept for the others."""
+        idx = self._goal_of_row[k]
+        if idx is None:
+            sl, offset, parts = self.level_slices[k], 0, []
+            for b, r in zip(self.batches[sl], rows[sl]):
+                parts.append(r[2] + offset)
+                offset += len(b.names)
+            idx = np.concatenate(parts)
+            if k != G.LIMIT:
+                self._goal_of_row[k] = idx
+        return idx
 
     def potential_rows(self, ev: "Evaluation"):
         """The potential level's (J, rhs) with tau scaled by ``potential_scale``: gravity
