@@ -72,6 +72,8 @@ class _OneAxis:
     an edge traversed child to parent), i.e. ``A0 + cos(theta) A1 + sin(theta) A2 + d A3``
     with constant matrices A per joint: one small matrix product gives every transform.
     ``theta = rot * q`` and ``d = lead * q`` (lead 1 for prismatic, pitch / 2 pi for helical).
+    Both factors are folded into the A (a joint that does not rotate has cos 0 = 1 and sin 0
+    = 0 whatever q is), so the coefficients are ``(1, cos q, sin q, q)`` for every joint.
     ``pre`` (k, 4, 4): constant transforms put in front (see :meth:`TreeModel._plan_fk`).
     """
 
@@ -94,7 +96,13 @@ class _OneAxis:
         for k, (P, sgn) in enumerate(((_P0, 1.0), (_P1, 1.0), (_P2, -1.0), (_PD, -1.0))):
             A[:, k] = Fp @ P @ Fc_inv
             A[back, k] = sgn * (Fc[back] @ P @ Fp_inv[back])  # M^-1: theta, d -> -theta, -d
+        rot = self.rot[:, None, None]
+        A[:, 0] += (1.0 - rot) * A[:, 1]
+        A[:, 1] *= rot
+        A[:, 2] *= rot
+        A[:, 3] *= self.lead[:, None, None]
         self.A = (pre[:, None] @ A).reshape(len(joints), 4, 16)
+        self._C = np.ones((len(joints), 1, 4))  # the coefficients (1, cos q, sin q, q)
         # For the twists: the q column, the joint's parent link, Fp's z and origin.
         self.cols = self.q_idx
         self.jparent_idx = np.concatenate([b.jparent_idx for b in batches])
@@ -107,12 +115,10 @@ class _OneAxis:
     def transforms(self, q: np.ndarray) -> np.ndarray:
         """(k, 4, 4) transforms of the links from their tree parents."""
         v = q.take(self.q_idx)
-        th = v * self.rot
-        C = np.empty((len(v), 1, 4))
-        C[:, 0, 0] = 1.0
-        np.cos(th, out=C[:, 0, 1])
-        np.sin(th, out=C[:, 0, 2])
-        np.multiply(v, self.lead, out=C[:, 0, 3])
+        C = self._C  # a buffer: the product below is a new array
+        np.cos(v, out=C[:, 0, 1])
+        np.sin(v, out=C[:, 0, 2])
+        C[:, 0, 3] = v
         return (C @ self.A).reshape(-1, 4, 4)
 
     def twists(self, T_world: np.ndarray, St: np.ndarray):
