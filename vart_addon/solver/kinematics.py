@@ -260,8 +260,15 @@ class TreeModel:
         return np.concatenate(qs).astype(float)
 
     def q_to_joints(self, q: np.ndarray):
-        """Write a flat configuration vector back into the tree joints' ``q`` (each gets a
-        view of one private copy of ``q``)."""
+        """Write a flat configuration vector back into the tree joints' ``q``: each holds a
+        view of one private vector. While every joint still holds the view the last call
+        gave it, the values are written through those views (in place, as a simulator's
+        state vector is: a reference to ``joint.q`` kept across a solve sees the new values);
+        else each joint gets a new view."""
+        views = self._q_views
+        if views is not None and all(map(operator.is_, map(_GET_Q, self._moving), views)):
+            self._q_base[:] = q
+            return
         q = np.array(q, dtype=float)
         views = list(q[:, None]) if self._one_dof else [q[sl] for sl in self._moving_slices]
         for e, v in zip(self._moving, views):
