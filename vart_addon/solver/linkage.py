@@ -45,6 +45,10 @@ class Joint:
     (per-DoF; the target level), ``posture_q`` (the posture level), ``stiffness`` with
     ``rest_q`` (a linear spring, potential level, 1-DoF joints), ``mimic`` = (leader joint
     name, multiplier, offset) enforced at the invariant level. Limits are per DoF.
+
+    A tree joint's ``q`` after a solve is a view of the solver's configuration vector, which
+    later solves update in place (copy it to keep a value); assigning a new array is always
+    safe.
     """
 
     name: str
