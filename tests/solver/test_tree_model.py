@@ -27,6 +27,16 @@ def test_q_round_trip_sees_in_place_edits_and_replaced_joint_values(vh):
     assert m.q_from_joints().tolist() == [-0.3, 0.5]
     m.q_to_joints(np.array([1.0, 2.0]))
     assert [lk.joint(n).q.tolist() for n in ("shoulder", "elbow")] == [[1.0], [2.0]]
+    held = lk.joint("elbow").q  # every joint holds its view: the next write goes through it
+    source = np.array([3.0, 4.0])
+    m.q_to_joints(source)
+    assert lk.joint("elbow").q is held and held.tolist() == [4.0]
+    source[1] = 7.0  # ... from a copy of the caller's vector
+    assert m.q_from_joints().tolist() == [3.0, 4.0]
+    lk.joint("shoulder").q = np.array([0.25])  # one joint replaced: all get new views
+    m.q_to_joints([5.0, 6.0])
+    assert lk.joint("elbow").q is not held and held.tolist() == [4.0]
+    assert m.q_from_joints().tolist() == [5.0, 6.0]
 
 
 def test_remembered_poses_are_the_solver_result_and_read_only(vh):
