@@ -13,9 +13,15 @@ for p in ${PROBLEMS//,/ }; do ARGS+=(--problem "$p"); done
 export OPENBLAS_NUM_THREADS=1
 for i in $(seq "$ROUNDS"); do
   VART_PEERS_OUT="$OUT/$i" bash "$PEERS" --repeats 1 --peers "$PEER" --problems "$PROBLEMS" > /dev/null 2>&1
-  awk -v i="$i" -v peer="$PEER" '/^## /{p=$2} $0 ~ "^\\| " peer " "{print "round " i ": " peer " " p " " $4 " ms"}' \
-    "$OUT/$i/RESULTS.md"
-  (cd "$REPO" && "$REPO/.venv/bin/python" bench/run.py --repeats 1 "${ARGS[@]}") |
-    awk -v i="$i" '/^\| P/{print "round " i ": vart " $2 " " $4 " ms"}'
+  (cd "$REPO" && "$REPO/.venv/bin/python" bench/run.py --repeats 1 "${ARGS[@]}" --json "$OUT/vart$i.json") \
+    > /dev/null
+  python3 - "$OUT/$i/results.json" "$OUT/vart$i.json" "$PEER" "$i" <<'PY'
+import json, sys
+peers, vart, peer, i = json.load(open(sys.argv[1]))["results"], json.load(open(sys.argv[2])), sys.argv[3], sys.argv[4]
+for run in vart:
+    p = run["summary"]["problem"]
+    print(f"round {i}: {peer} {p} {peers[p][peer]['med_ms']:.3f} ms")
+    print(f"round {i}: vart {p} {run['summary']['median_ms']:.3f} ms")
+PY
 done
 rm -rf "$OUT"
