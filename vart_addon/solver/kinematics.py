@@ -103,14 +103,18 @@ class _OneAxis:
         A[:, 3] *= self.lead[:, None, None]
         self.A = (pre[:, None] @ A).reshape(len(joints), 4, 16)
         self._C = np.ones((len(joints), 1, 4))  # the coefficients (1, cos q, sin q, q)
-        # For the twists: the q column, the joint's parent link, Fp's z and origin.
-        self.cols = self.q_idx
+        # For the twists: the joint's parent link, Fp's z and origin; the joints that are not
+        # revolute, a block per batch (prismatic: slices; helical: slices and leads).
         self.jparent_idx = np.concatenate([b.jparent_idx for b in batches])
         self.Fp_zo = Fp[:, :, 2:4].copy()
-        self.m_rot, self.m_lead = self.rot[:, None], self.lead[:, None]
-        self.all_rot = bool((self.m_rot == 1).all() and (self.m_lead == 0).all())
-        k = len(self.cols)  # the rows of S^T they fill: a slice when they are 0..k-1 in order
-        self.rows = slice(0, k) if np.array_equal(self.cols, np.arange(k)) else self.cols
+        self._prismatic, self._helical = [], []
+        i = 0
+        for b in batches:
+            block, i = slice(i, i + len(b.joints)), i + len(b.joints)
+            if b.kind == "prismatic":
+                self._prismatic.append(block)
+            elif b.kind == "helical":
+                self._helical.append((block, (b.pitch / (2 * np.pi))[:, None]))
 
     def transforms(self, q: np.ndarray) -> np.ndarray:
         """(k, 4, 4) transforms of the links from their tree parents."""
@@ -121,18 +125,19 @@ class _OneAxis:
         C[:, 0, 3] = v
         return (C @ self.A).reshape(-1, 4, 4)
 
-    def twists(self, T_world: np.ndarray, St: np.ndarray):
-        """Write the world twists (v, w) of the joints into the rows of St (n, 6)."""
+    def twists(self, T_world: np.ndarray) -> np.ndarray:
+        """The world twists (v, w) (k, 6) of the joints, in their order here (columns
+        ``q_idx``): ``(o x z, z)`` about the axis z through o, ``(z, 0)`` along it, and
+        ``(o x z + lead z, z)`` for a helical joint."""
         zo = T_world.take(self.jparent_idx, axis=0)[:, :3, :] @ self.Fp_zo  # (k, 3, 2): z, o
         z = zo[:, :, 0]
-        oxz = se3.cross(zo[:, :, 1], z)  # o x z
-        rows = self.rows
-        if self.all_rot:
-            St[rows, :3] = oxz
-            St[rows, 3:] = z
-            return
-        St[rows, :3] = oxz * self.m_rot + z * self.m_lead
-        St[rows, 3:] = z * self.m_rot
+        W = np.concatenate([se3.cross(zo[:, :, 1], z), z], axis=1)
+        for block in self._prismatic:
+            W[block, :3] = z[block]
+            W[block, 3:] = 0.0
+        for block, lead in self._helical:
+            W[block, :3] += lead * z[block]
+        return W
 
 
 class TreeModel:
@@ -197,6 +202,12 @@ class TreeModel:
         pre = self._plan_fk(one)
         self.one_axis = _OneAxis(one, pre[np.concatenate([b.link_idx for b in one])]) \
             if one else None
+        # twists: when the one-axis joints have every DoF, their rows in DoF order (True:
+        # already so)
+        self._one_axis_rows = None
+        if one and len(self.one_axis.q_idx) == self.n_dof:
+            order = np.argsort(self.one_axis.q_idx)
+            self._one_axis_rows = True if np.array_equal(order, np.arange(self.n_dof)) else order
         for b in self.other_batches:
             b.pre = pre[b.link_idx]
             b.any_pre = bool((b.pre != _EYE4).any())
@@ -329,9 +340,12 @@ class TreeModel:
 
     def twists(self, T_world: np.ndarray, q: np.ndarray, motions) -> np.ndarray:
         """World spatial twists S (6, n_dof) of the tree DoF at the configuration of ``fk``."""
+        if self._one_axis_rows is not None:  # every DoF is a one-axis joint's
+            W = self.one_axis.twists(T_world)
+            return (W if self._one_axis_rows is True else W.take(self._one_axis_rows, axis=0)).T
         St = np.empty((self.n_dof, 6))  # built row-wise; S is its transpose (a view)
         if self.one_axis is not None:
-            self.one_axis.twists(T_world, St)
+            St[self.one_axis.q_idx] = self.one_axis.twists(T_world)
         for b, M in zip(self.other_batches, motions):
             T_wm = T_world.take(b.jparent_idx, axis=0) @ b.Fp
             S_mob = b.jtype.subspace(q.take(b.q_idx), b.pitch, T=M)  # (k, 6, dof)
