@@ -164,8 +164,8 @@ class Solver:
         budget_ms = s.max_ms if max_ms is None else max_ms
         status = SolveStatus(groups=len(groups), stuck=list(self._stuck))
         for gp in groups:
-            for b in gp.spec.batches:
-                b.refresh()
+            for i in gp.value_batches:  # the batches with goal values (the others have none)
+                gp.batches[i].refresh()
             q = self._solve_group(gp, q, budget_it, budget_ms, t0, status)
         model.q_to_joints(q)
         last = groups[-1].last if groups else None
@@ -216,7 +216,7 @@ class Solver:
                 gp.rescale_potential(ev, new, alpha_used * dq, alpha_used * self._stepper.cap)
             alpha = min(1.0, 2 * alpha_used)
             improved = any(not ev.satisfied[k] and ev.measure[k] - new.measure[k] > s.stall_tol
-                           for k in range(6) if gp.active[k])
+                           for k in gp.active_levels)
             q, ev = new.q, new
             for k, ok in enumerate(ev.satisfied):
                 if ok and first_ok[k] is None:
