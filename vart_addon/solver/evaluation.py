@@ -50,6 +50,10 @@ class GroupProblem:
             self.level_slices.append(slice(i, i + len(lv)))
             i += len(lv)
         self.active_levels = [k for k in range(6) if self.active[k]]
+        # per active level: (k, its batches' slice, the batch's index if it has only one)
+        self._level_rows = [(k, self.level_slices[k],
+                             self.level_slices[k].start if len(spec.levels[k]) == 1 else None)
+                            for k in self.active_levels]
         self.lower, self.upper = model.lower[self.cols], model.upper[self.cols]
         self.limited = bool(np.isfinite(self.lower).any() or np.isfinite(self.upper).any())
         self.names = [[nm for b in lv for nm in b.names] for lv in spec.levels]
@@ -187,17 +191,17 @@ class GroupProblem:
         ev.levels = list(self._blank_levels if jac else self._blank_levels_nojac)
         ev.measure, ev.satisfied = [0.0] * 6, [True] * 6
         ev._goal_err = list(self._blank_goal_err)
-        for k in self.active_levels:
-            part = rows[self.level_slices[k]]
-            if len(part) == 1:
-                e, J = part[0][0], part[0][1]
+        for k, sl, one in self._level_rows:
+            if one is not None:
+                e, J, _ = rows[one]
             else:
+                part = rows[sl]
                 e = np.concatenate([r[0] for r in part])
                 J = np.concatenate([r[1] for r in part]) if jac else None
             ev.levels[k] = (e, J)
             if k == G.POTENTIAL:
                 energy = 0.0
-                for b, r in zip(self.batches[self.level_slices[k]], part):
+                for b, r in zip(self.batches[sl], rows[sl]):
                     energy += b.energy(st) if isinstance(b, G.GravityBatch) else \
                         0.5 * float(r[0].dot(r[0])) / self.spec.tau
                 ev.measure[k] = energy
