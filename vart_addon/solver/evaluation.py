@@ -50,6 +50,8 @@ class GroupProblem:
             self.level_slices.append(slice(i, i + len(lv)))
             i += len(lv)
         self.active_levels = [k for k in range(6) if self.active[k]]
+        # the levels that must reach zero (potential and posture need not)
+        self.hard_levels = [k for k in self.active_levels if k not in (G.POTENTIAL, G.POSTURE)]
         # per active level: (k, its batches' slice, the batch's index if it has only one)
         self._level_rows = [(k, self.level_slices[k],
                              self.level_slices[k].start if len(spec.levels[k]) == 1 else None)

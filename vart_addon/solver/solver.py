@@ -69,7 +69,6 @@ class Settings:
     predict_bend: bool = True  # a drag's first step adds the last solve's bend (module doc)
 
 
-_SOFT = (G.POTENTIAL, G.POSTURE)  # levels that need not reach zero
 _MAX_CHORDS = 8  # simplified Newton steps per correction
 _CHORD_GAIN = 0.9  # a simplified Newton step must remove this share of the deciding error
 
@@ -201,7 +200,7 @@ class Solver:
                 break
             it += 1
             dq = self._trust_step(gp, ev, q)
-            if all(ok for k, ok in enumerate(ev.satisfied) if k not in _SOFT) and \
+            if all(map(ev.satisfied.__getitem__, gp.hard_levels)) and \
                     np.abs(dq).max(initial=0.0) < s.tol:
                 reason = "converged"  # only potential/posture left, and they ask for no motion
                 break
