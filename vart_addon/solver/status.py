@@ -27,7 +27,9 @@ class SolveStatus:
 
     ``levels`` (one :class:`LevelStatus` per priority level) is filled when first read: a
     solve hands over one callable per solve group (:meth:`defer`), which adds that group's
-    part to the levels. A drag that reads only the totals then pays nothing for them."""
+    part to the levels. A drag that reads only the totals then pays nothing for them. Until
+    then the status holds the groups' last evaluations: read ``levels`` before keeping many
+    statuses (the bake does, frame by frame)."""
 
     __slots__ = ("_levels", "_pending", "iterations", "ms", "converged", "stalled",
                  "out_of_budget", "groups", "stuck", "simplified", "predicted")
