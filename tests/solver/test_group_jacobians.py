@@ -58,9 +58,10 @@ def test_group_jacobians_of_planar_loops_match_finite_differences(vh, tilt):
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1))
-def test_offset_rows_of_closures_between_moving_links_equal_the_catalog_residual(vh, seed):
-    """Closures with a free rotation between two moving links take the world-frame offset path
-    (goals.InvariantBatch._offset_rows): the same rows and Jacobian as the catalog's residual
+def test_offset_rows_of_closures_with_a_free_rotation_equal_the_catalog_residual(vh, seed):
+    """Closures with a free rotation take the world-frame offset path
+    (goals.InvariantBatch._offset_rows), between two moving links and to the ground (pins
+    with the world's axes included): the same rows and Jacobian as the catalog's residual
     through the mobility frame."""
     rng = np.random.default_rng(seed)
     lk = vh.random_tree(rng, n_links=int(rng.integers(3, 7)), closures=4,
@@ -78,3 +79,36 @@ def test_offset_rows_of_closures_between_moving_links_equal_the_catalog_residual
             b.offset = True
             np.testing.assert_allclose(e, e0, atol=1e-12)
             np.testing.assert_allclose(J, J0, atol=1e-12)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_pins_with_the_world_axes_take_the_point_rows(vh, seed):
+    """A spherical joint to the ground whose mobility frame has the world's axes (a pin, as the
+    benchmark's feet) has the rows c - o and the point's Jacobian (goals.InvariantBatch
+    world_axes): the same as the catalog's residual, and its Jacobian matches finite
+    differences."""
+    rng = np.random.default_rng(seed)
+    lk = vh.random_tree(rng, n_links=int(rng.integers(2, 6)),
+                        types=("revolute", "prismatic", "spherical", "general"))
+    for i, link in enumerate(rng.choice(list(lk.links), size=2, replace=False)):
+        at = np.eye(4)
+        at[:3, 3] = rng.normal(0, 1, 3)
+        lk.add_joint(f"pin{i}", "spherical", None, str(link), world_frame=at)
+    m = lk.model()
+    q = m.q_from_joints() + rng.normal(0, 0.3, m.n_dof)
+    pins = 0
+    for gp in Solver(lk)._analysis():
+        for b in gp.batches:
+            if b.level != 0 or not getattr(b, "world_axes", False):
+                continue
+            pins += 1
+            st_ = gp.evaluate(q, jac=True).state
+            e, J, _ = b.rows(st_, True)
+            b.offset = False
+            e0, J0, _ = b.rows(st_, True)
+            b.offset = True
+            np.testing.assert_allclose(e, e0, atol=1e-12)
+            np.testing.assert_allclose(J, J0, atol=1e-12)
+    assert pins
+    assert_jacobians_match_finite_differences(lk)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import pose_derivatives as PD
 from . import se3
 
 INVARIANT, LIMIT, LOCK, POTENTIAL, TARGET, POSTURE = range(6)
@@ -115,13 +116,19 @@ class InvariantBatch(Batch):
         self.names = [f"invariant of {j.label()}" for j in joints]
         self.goal = np.repeat(np.arange(len(joints)), self.jt.n_invariants)
         # Rows that are only the child frame's offset along mobility axes (free rotation,
-        # e.g. spherical, point-slider) between two moving links: see _offset_rows.
-        self.offset = self.jt.rot == "free" and not self.rel.grounded
+        # e.g. spherical, point-slider): see _offset_rows.
+        self.offset = self.jt.rot == "free"
         if self.offset:
             # T_world_parent[:3] @ Fp_axes_origin: the constrained axes and the origin of the
-            # mobility frame in the world, (g, 3, r + 1).
+            # mobility frame in the world, (g, 3, r + 1); constant for joints to the ground,
+            # and for those of a spherical joint to the ground with axes along the world's
+            # (pins), the rows are c - o and their Jacobian that of the point c.
             self.Fp_axes_origin = self.rel.Fp[:, :, list(self.jt.constrained_axes) + [3]]
             self.Fc_origin = self.rel.Fc[:, :, 3:]  # (g, 4, 1)
+            fixed = self.Fp_axes_origin[:, :3]
+            self.fixed = (fixed[:, :, :-1], fixed[:, :, -1]) if self.rel.grounded else None
+            self.world_axes = self.fixed is not None and self.fixed[0].shape[2] == 3 and \
+                bool((self.fixed[0] == np.eye(3)).all())
 
     def rows(self, state, jac):
         if self.offset:
@@ -143,15 +150,22 @@ class InvariantBatch(Batch):
             T = state.T
             Tc = T.take(rel.cidx, axis=0)
             c = Tc[:, :3, 3] if rel.Fc_eye else (Tc[:, :3, :] @ self.Fc_origin)[..., 0]
-            M = T.take(rel.pidx, axis=0)[:, :3, :] @ self.Fp_axes_origin
-            A = M[:, :, :-1]  # (g, 3, r) the constrained axes
-            e = ((c - M[:, :, -1])[:, None, :] @ A).reshape(-1)
+            if self.fixed is None:
+                M = T.take(rel.pidx, axis=0)[:, :3, :] @ self.Fp_axes_origin
+                A, o = M[:, :, :-1], M[:, :, -1]  # (g, 3, r) the constrained axes; (g, 3)
+            else:
+                A, o = self.fixed
+            e = (c - o).reshape(-1) if self.world_axes else \
+                ((c - o)[:, None, :] @ A).reshape(-1)
             if not jac:
                 state.memo[self] = c, A, e
                 return e, None, self.goal
         else:
             c, A, e = memo
-        D = np.concatenate([A, se3.hat(c) @ A], axis=1).transpose(0, 2, 1)  # rows (a, c x a)
+        if self.world_axes:
+            D = PD.dp_dxi(c)  # rows (a, c x a) for the world's axes: [I | -[c]x]
+        else:
+            D = np.concatenate([A, se3.hat(c) @ A], axis=1).transpose(0, 2, 1)  # (a, c x a)
         return e, self.rel.world_jacobian(D, state), self.goal
 
 
