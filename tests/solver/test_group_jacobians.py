@@ -56,6 +56,27 @@ def test_group_jacobians_of_planar_loops_match_finite_differences(vh, tilt):
     assert_jacobians_match_finite_differences(fb.lk)
 
 
+def assert_offset_rows_equal_the_catalog_residual(lk, rng, flag: str) -> int:
+    """Rows and Jacobian of every invariant batch with ``flag`` set (at a random q) against
+    the same batch on the catalog's path; returns how many batches were compared."""
+    m = lk.model()
+    q = m.q_from_joints() + rng.normal(0, 0.3, m.n_dof)
+    compared = 0
+    for gp in Solver(lk)._analysis():
+        for b in gp.batches:
+            if b.level != 0 or not getattr(b, flag, False):
+                continue
+            compared += 1
+            st_ = gp.evaluate(q, jac=True).state
+            e, J, _ = b.rows(st_, True)
+            b.offset = False
+            e0, J0, _ = b.rows(st_, True)
+            b.offset = True
+            np.testing.assert_allclose(e, e0, atol=1e-12)
+            np.testing.assert_allclose(J, J0, atol=1e-12)
+    return compared
+
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1))
 def test_offset_rows_of_closures_with_a_free_rotation_equal_the_catalog_residual(vh, seed):
@@ -66,19 +87,7 @@ def test_offset_rows_of_closures_with_a_free_rotation_equal_the_catalog_residual
     rng = np.random.default_rng(seed)
     lk = vh.random_tree(rng, n_links=int(rng.integers(3, 7)), closures=4,
                         types=("spherical", "point-slider", "point-plane", "revolute", "general"))
-    m = lk.model()
-    q = m.q_from_joints() + rng.normal(0, 0.3, m.n_dof)
-    for gp in Solver(lk)._analysis():
-        for b in gp.batches:
-            if b.level != 0 or not getattr(b, "offset", False):
-                continue
-            st_ = gp.evaluate(q, jac=True).state
-            e, J, _ = b.rows(st_, True)
-            b.offset = False
-            e0, J0, _ = b.rows(st_, True)
-            b.offset = True
-            np.testing.assert_allclose(e, e0, atol=1e-12)
-            np.testing.assert_allclose(J, J0, atol=1e-12)
+    assert_offset_rows_equal_the_catalog_residual(lk, rng, "offset")
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -95,20 +104,5 @@ def test_pins_with_the_world_axes_take_the_point_rows(vh, seed):
         at = np.eye(4)
         at[:3, 3] = rng.normal(0, 1, 3)
         lk.add_joint(f"pin{i}", "spherical", None, str(link), world_frame=at)
-    m = lk.model()
-    q = m.q_from_joints() + rng.normal(0, 0.3, m.n_dof)
-    pins = 0
-    for gp in Solver(lk)._analysis():
-        for b in gp.batches:
-            if b.level != 0 or not getattr(b, "world_axes", False):
-                continue
-            pins += 1
-            st_ = gp.evaluate(q, jac=True).state
-            e, J, _ = b.rows(st_, True)
-            b.offset = False
-            e0, J0, _ = b.rows(st_, True)
-            b.offset = True
-            np.testing.assert_allclose(e, e0, atol=1e-12)
-            np.testing.assert_allclose(J, J0, atol=1e-12)
-    assert pins
+    assert assert_offset_rows_equal_the_catalog_residual(lk, rng, "world_axes")
     assert_jacobians_match_finite_differences(lk)
