@@ -213,18 +213,18 @@ class ConfigBatch(Batch):
         self.cfg = _ConfigRows(model, joints, cols)
         self.joints, self.attr = joints, attr
         jt = self.cfg.jt
-        self.sel = np.asarray(mask, bool).reshape(-1)
-        self.sel_idx = np.flatnonzero(self.sel)
+        sel = np.asarray(mask, bool).reshape(-1)
+        self.sel_idx = np.flatnonzero(sel)  # the selected rows
         # Rotation vectors of closure joints cost a log map: only when some are selected.
         self.use_rot = jt.rot == "free" and bool(
-            self.sel.reshape(len(joints), jt.dof)[:, list(jt.w_idx)].any())
+            sel.reshape(len(joints), jt.dof)[:, list(jt.w_idx)].any())
         self.refresh()
         w = np.ones(len(joints)) if weight is None else np.asarray(weight, float)
-        self.w = np.repeat(w, joints[0].dof)[self.sel]
+        self.w = np.repeat(w, joints[0].dof)[sel]
         self.unit_w = bool((self.w == 1.0).all())
-        self.all_rows = bool(self.sel.all() and self.unit_w)
+        self.all_rows = bool(sel.all() and self.unit_w)
         self.names = [f"{kind} of {j.label()}" for j in joints]
-        self.goal_of_row = np.repeat(np.arange(len(joints)), joints[0].dof)[self.sel]
+        self.goal_of_row = np.repeat(np.arange(len(joints)), joints[0].dof)[sel]
         self.n_cols = len(cols)
 
     def refresh(self):

@@ -87,7 +87,8 @@ class _OneAxis:
             rot.append(np.full(n, 1.0 if b.kind in ("revolute", "helical") else 0.0))
             lead.append({"prismatic": np.ones(n), "helical": b.pitch / (2 * np.pi)}.get(
                 b.kind, np.zeros(n)))
-        self.q_idx, self.rot, self.lead = np.concatenate(qi), np.concatenate(rot), np.concatenate(lead)
+        self.q_idx = np.concatenate(qi)
+        rot, lead = np.concatenate(rot)[:, None, None], np.concatenate(lead)[:, None, None]
         Fp = np.stack([j.T_parent_mob for j in joints])
         Fc = np.stack([j.T_child_frame for j in joints])
         Fp_inv, Fc_inv = se3.inverse(Fp), se3.inverse(Fc)
@@ -96,11 +97,10 @@ class _OneAxis:
         for k, (P, sgn) in enumerate(((_P0, 1.0), (_P1, 1.0), (_P2, -1.0), (_PD, -1.0))):
             A[:, k] = Fp @ P @ Fc_inv
             A[back, k] = sgn * (Fc[back] @ P @ Fp_inv[back])  # M^-1: theta, d -> -theta, -d
-        rot = self.rot[:, None, None]
         A[:, 0] += (1.0 - rot) * A[:, 1]
         A[:, 1] *= rot
         A[:, 2] *= rot
-        A[:, 3] *= self.lead[:, None, None]
+        A[:, 3] *= lead
         self.A = (pre[:, None] @ A).reshape(len(joints), 4, 16)
         self._C = np.ones((len(joints), 1, 4))  # the coefficients (1, cos q, sin q, q)
         # For the twists: the joint's parent link, Fp's z and origin; the joints that are not
@@ -177,7 +177,6 @@ class TreeModel:
         self._q_base = self._q_views = None  # see q_to_joints
         self._moving = [e for e in self.edges[1:] if e.dof]  # in the order of q
         self._moving_slices = [self.dof_slices[id(e)] for e in self._moving]
-        self._one_dof = all(e.dof == 1 for e in self._moving)  # views: the rows of q[:, None]
         self.n_moving_links = len(self._moving)
         self.batches = []
         for items in by_type.values():
@@ -281,7 +280,7 @@ class TreeModel:
             self._q_base[:] = q
             return
         q = np.array(q, dtype=float)
-        views = list(q[:, None]) if self._one_dof else [q[sl] for sl in self._moving_slices]
+        views = [q[sl] for sl in self._moving_slices]
         for e, v in zip(self._moving, views):
             e.q = v
         self._q_base, self._q_views = q, views
