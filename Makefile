@@ -1,40 +1,74 @@
-# vart developer tasks. Needs GNU make and Python 3.11 (bpy 5.0 is built for
-# 3.11 only). Everything else is installed into $(VENV) by `make venv`.
+# vart developer tasks. Needs GNU make and a python3 to start with; everything else is
+# installed into a venv per supported Blender by `make venv`.
+#
+# BLENDER chooses the Blender (bpy from PyPI) that venv, test, build, bench and demo run in:
+# 4.2, 4.5 and 5.0 run on Python 3.11, 5.2 on Python 3.13. Each has its own cached venv, made
+# from requirements/blender-<version>.txt: .venv for the default (5.0), .venvs/blender-<version>
+# for the others.
 
-PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3 2>/dev/null)
-VENV := .venv
+BLENDERS := 4.2 4.5 5.0 5.2
+DEFAULT_BLENDER := 5.0
+BLENDER ?= $(DEFAULT_BLENDER)
+ifeq ($(filter $(BLENDER),$(BLENDERS)),)
+$(error BLENDER=$(BLENDER) is not supported; choose one of $(BLENDERS))
+endif
+PYTHON_VERSION := $(if $(filter 5.2,$(BLENDER)),3.13,3.11)
+
+# A python3 to run the dev tools that pick interpreters (any version will do).
+BOOT_PYTHON := $(shell command -v python3 2>/dev/null || command -v python 2>/dev/null)
+# The interpreter a new venv is made with: PYTHON=... to choose, else the first working
+# python<PYTHON_VERSION> on PATH, in pyenv's versions or the usual prefixes (tools/find_python.py).
+PYTHON ?= $(shell $(BOOT_PYTHON) tools/find_python.py $(PYTHON_VERSION) 2>/dev/null)
+
+VENV := $(if $(filter $(DEFAULT_BLENDER),$(BLENDER)),.venv,.venvs/blender-$(BLENDER))
+REQUIREMENTS := requirements/blender-$(BLENDER).txt
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.stamp
 BLENDER_EXT := $(PY) tools/blender_ext.py
 
 .DEFAULT_GOAL := test
-.PHONY: venv test test-solver build bench demo clean
+.PHONY: venv wheels test test-all test-solver build bench demo clean
 
 venv: $(STAMP)
 
-# bpy 5.0 wheels exist for Python 3.11 only.
-CHECK_PY311 = import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "error: %s is Python %d.%d, bpy 5.0 needs 3.11 (delete $(VENV) if it was made with it; choose with make PYTHON=/path/to/python3.11)" % (sys.executable, *sys.version_info[:2]))
+CHECK_PY = import sys; sys.exit(0 if sys.version_info[:2] == tuple(map(int, "$(PYTHON_VERSION)".split("."))) else "error: %s is Python %d.%d, Blender $(BLENDER) needs $(PYTHON_VERSION) (delete $(VENV) if it was made with it; choose with make PYTHON=/path/to/python$(PYTHON_VERSION))" % (sys.executable, *sys.version_info[:2]))
 
 # The stamp is touched only after a complete install, so an interrupted
 # install is retried and an unchanged requirements file costs nothing.
-$(STAMP): requirements-dev.txt
+$(STAMP): $(REQUIREMENTS) requirements-dev.txt
 	@if [ ! -x $(PY) ]; then \
-	  [ -n "$(PYTHON)" ] || { echo "error: neither python3.11 nor python3 is on PATH; run make PYTHON=/path/to/python3.11" >&2; exit 1; }; \
-	  $(PYTHON) -c '$(CHECK_PY311)' && echo "$(PYTHON) -m venv $(VENV)" && $(PYTHON) -m venv $(VENV); \
+	  [ -n "$(PYTHON)" ] || { $(BOOT_PYTHON) tools/find_python.py $(PYTHON_VERSION) >/dev/null; echo "error: Blender $(BLENDER) needs Python $(PYTHON_VERSION)" >&2; exit 1; }; \
+	  $(PYTHON) -c '$(CHECK_PY)' && echo "$(PYTHON) -m venv $(VENV)" && $(PYTHON) -m venv $(VENV); \
 	fi
-	@$(PY) -c '$(CHECK_PY311)'
-	$(PY) -m pip install -r requirements-dev.txt
+	@$(PY) -c '$(CHECK_PY)'
+	$(PY) -m pip install -q -r $(REQUIREMENTS)
 	@touch $@
 
-test: $(STAMP)
+# The run-time wheels the manifest lists (pycollada and its dependencies), pinned with hashes
+# in requirements/extension-wheels.txt, downloaded into wheels/ for every Python and platform
+# the supported Blenders run on (tools/wheels.py). The zip cannot be built without them.
+WHEELS_STAMP := wheels/.stamp
+wheels: $(WHEELS_STAMP)
+$(WHEELS_STAMP): requirements/extension-wheels.txt | $(STAMP)
+	$(PY) tools/wheels.py fetch
+	$(PY) tools/wheels.py check
+	@touch $@
+
+test: $(STAMP) $(WHEELS_STAMP)
 	$(PY) -m pytest -q
+
+# The whole suite on every supported Blender, each in its own venv (what .ci/run runs).
+# A Blender whose Python is not on this machine is skipped with the reason; the summary
+# at the end names every version and its result.
+test-all:
+	$(BOOT_PYTHON) tools/test_matrix.py $(BLENDERS)
 
 test-solver: $(STAMP)
 	$(PY) -m pytest -q tests/solver
 
 # Build the extension zip into dist/ with Blender's own tool, validating the
 # source tree first and the built archive after.
-build: $(STAMP)
+build: $(STAMP) $(WHEELS_STAMP)
 	$(BLENDER_EXT) validate .
 	@mkdir -p dist
 	rm -f dist/*.zip
@@ -50,10 +84,11 @@ bench: $(STAMP)
 # CSV / JSON / .path and a picture into demo_out/, print the figures (demo/demo.py).
 # DEMO_ARGS="--docs docs/demo.png" also refreshes the README's picture.
 DEMO_ARGS ?=
-demo: $(STAMP)
+demo: $(STAMP) $(WHEELS_STAMP)
 	$(PY) demo/demo.py $(DEMO_ARGS)
 
-# Removes build and test output; keeps $(VENV) (delete it by hand to rebuild).
+# Removes build and test output; keeps the venvs (.venv, .venvs) and wheels/ (delete by hand
+# to fetch again).
 clean:
 	rm -rf dist demo_out .pytest_cache .hypothesis
-	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -exec rm -rf {} +
+	find . -path ./.venvs -prune -o -path ./.venv -prune -o -name __pycache__ -type d -exec rm -rf {} +

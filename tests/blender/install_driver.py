@@ -86,10 +86,27 @@ def vart_named_leftovers() -> list[str]:
     return found
 
 
+def shipped_wheel() -> dict:
+    """Where Python finds the shipped pycollada wheel (``collada``), and whether it imports
+    and reads a Collada document, in this Blender's Python as it is now."""
+    import importlib
+    import importlib.util
+    spec = importlib.util.find_spec("collada")
+    found = {"origin": None if spec is None else spec.origin}
+    if spec is not None:
+        try:
+            collada = importlib.import_module("collada")
+            found["reads"] = type(collada.Collada()).__name__
+        except Exception as error:  # reported to the test, which fails on it
+            found["reads"] = f"error: {error!r}"
+    return found
+
+
 def state() -> dict:
     """Whether the add-on is enabled, and where its module came from."""
     module = sys.modules.get(ADDON_KEY)
     return {
+        "wheel": shipped_wheel(),
         "in_preferences": ADDON_KEY in bpy.context.preferences.addons,
         "addon_utils_check": list(addon_utils.check(ADDON_KEY)),
         "module_file": getattr(module, "__file__", None),

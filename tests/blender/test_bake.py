@@ -281,7 +281,8 @@ def test_write_keys_replaces_keys_in_the_range_and_keeps_the_others():
     bpy.context.scene.collection.objects.link(ob)
     fc = A.ensure_fcurve(ob, "location", 1, "G")
     assert A.ensure_fcurve(ob, "location", 1, "other") == fc and A.group_of(fc) == "G"
-    assert ob.animation_data.action_slot is not None  # Blender 5.0: a slot was made for it
+    if A.slotted_actions():  # Blender >= 4.4: a slot was made for it
+        assert ob.animation_data.action_slot is not None
     assert A.write_keys(fc, [1, 2, 3, 10], [0.0, 1.0, 2.0, 9.0],
                         interpolation="BEZIER", key_type="KEYFRAME") == 4
     n = A.write_keys(fc, np.arange(2, 6), np.array([5.0, 6.0, 7.0, 8.0]))

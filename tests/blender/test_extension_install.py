@@ -23,9 +23,9 @@ DRIVER = Path(__file__).with_name("install_driver.py")
 ADDON_KEY = "bl_ext.user_default.vart"
 
 # What the zip may hold: the manifest, the extension root's __init__.py and
-# LICENSE, the add-on package and shipped assets. Nothing else.
+# LICENSE, the add-on package, shipped assets and the manifest's wheels. Nothing else.
 TOP_LEVEL_FILES = {"blender_manifest.toml", "__init__.py", "LICENSE"}
-TOP_LEVEL_DIRS = ("vart_addon/", "assets/")
+TOP_LEVEL_DIRS = ("vart_addon/", "assets/", "wheels/")
 
 
 def run_tool(*args: str) -> subprocess.CompletedProcess:
@@ -59,6 +59,10 @@ def test_zip_holds_only_the_extension(built_zip: Path) -> None:
 
     for required in ("blender_manifest.toml", "__init__.py", "vart_addon/__init__.py"):
         assert required in names
+    import tomllib
+    manifest = tomllib.loads((ROOT / "blender_manifest.toml").read_text())
+    for wheel in manifest["wheels"]:  # every wheel the manifest lists ships in the zip
+        assert wheel.removeprefix("./") in names
 
     unexpected = [
         n for n in names if n not in TOP_LEVEL_FILES and not n.startswith(TOP_LEVEL_DIRS)
@@ -80,7 +84,9 @@ def _real_user_install_marker() -> tuple[bool, float | None]:
     Blender's default location on Linux; an install that escaped the
     temporary folders would create or touch it.
     """
-    path = Path.home() / ".config" / "blender" / "5.0" / "extensions" / "user_default" / "vart"
+    import bpy  # the Blender under test: its user folder is named after its version
+    version = "%d.%d" % tuple(bpy.app.version[:2])
+    path = Path.home() / ".config" / "blender" / version / "extensions" / "user_default" / "vart"
     return (path.exists(), path.stat().st_mtime if path.exists() else None)
 
 
@@ -127,6 +133,13 @@ def test_install_enable_disable_enable(built_zip: Path, tmp_path: Path) -> None:
         assert state["addon_utils_check"] == [True, True], f"{name}\n{context}"
         assert state["package_imported"], f"{name}\n{context}"
         assert state["module_file"] == str(installed / "__init__.py"), f"{name}\n{context}"
+    # The manifest's wheels were installed by Blender into the user's extension site-packages
+    # and import there: pycollada reads a Collada document in this Blender's Python.
+    local = user_resources / "extensions" / ".local"
+    for name in enabled_states:
+        wheel = result[name]["wheel"]
+        assert wheel["origin"] and Path(wheel["origin"]).is_relative_to(local), f"{name}\n{context}"
+        assert wheel["reads"] == "Collada", f"{name}\n{context}"
     for name in disabled_states:
         state = result[name]
         assert not state["in_preferences"], f"{name}\n{context}"

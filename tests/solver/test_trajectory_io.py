@@ -221,7 +221,7 @@ def test_csv_tolerates_bom_spaces_and_blank_lines():
 
 @pytest.mark.parametrize("text, match", [
     ("", r"line 1 column 1: Expecting value"),
-    ('{"joint_names": ["a"],\n "points": [\n  {"positions": [1], }\n]}', r"line 3 column 22"),
+    ('{"joint_names": ["a"],\n "points": [\n  {"positions": [1], }\n]}', r"line 3 column 20: Illegal trailing comma before end of object"),
     ('{"joint_names": ["a"], "points": [{"positions": [NaN], "time_from_start": {"sec": 0, "nanosec": 0}}]}', r"NaN is not a finite number"),
     ("[1, 2]", r"expected a JSON object"),
     ('{"joint_names": [], "points": []}', r"joint_names: must be a non-empty list of strings"),

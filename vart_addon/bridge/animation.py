@@ -1,37 +1,67 @@
-"""F-curves of an ID through Blender's slotted actions (Blender >= 4.4; the only kind in 5.0).
+"""F-curves of an ID on every supported Blender: the one place that knows the animation API.
 
-In Blender 5.0 an action holds layers, each with strips; a keyframe strip holds one
-*channelbag* per action slot, and the F-curves live in the channelbag of the slot the ID is
-assigned to (``animation_data.action_slot``). ``action.fcurves`` no longer exists. Everything
-that looks for F-curves goes through :func:`fcurves_of`, so this knowledge stays here.
+Two kinds of action exist across Blender 4.2 to 5.x:
+
+- **Legacy actions** (Blender < 4.4): the action holds its F-curves directly
+  (``action.fcurves``, ``action.fcurves.new(path, index=, action_group=)``, ``action.groups``).
+- **Slotted actions** (Blender >= 4.4, the only kind from 5.0 on): an action holds layers, each
+  with strips; a keyframe strip holds one *channelbag* per action slot, and the F-curves live in
+  the channelbag of the slot the ID is assigned to (``animation_data.action_slot``).
+  ``Action.fcurve_ensure_for_datablock`` makes the slot, layer, strip and channelbag; it takes
+  ``group_name`` from Blender 5.0 on (4.4 and 4.5 take three arguments), and 5.0 removed
+  ``action.fcurves``.
+
+Everything in vart that reads or makes F-curves goes through this module, so this knowledge
+stays here; :data:`SLOTTED_FROM` and :data:`ENSURE_GROUP_FROM` are the two version lines.
 """
 from __future__ import annotations
 
 from .schema import q_data_path
 
+#: The first Blender with slotted actions (layers, strips, channelbags, ``action_slot``).
+SLOTTED_FROM = (4, 4, 0)
+#: The first Blender whose ``Action.fcurve_ensure_for_datablock`` takes ``group_name``.
+ENSURE_GROUP_FROM = (5, 0, 0)
+
+
+def _blender_at_least(version: tuple) -> bool:
+    import bpy
+    return tuple(bpy.app.version) >= version
+
+
+def slotted_actions() -> bool:
+    """True if this Blender's actions are slotted (4.4 and newer)."""
+    return _blender_at_least(SLOTTED_FROM)
+
+
+def _channelbags(idblock) -> list:
+    """The channelbags of ``idblock``'s assigned slot in its action's keyframe strips (slotted
+    actions); [] if it has no action or no slot."""
+    ad = getattr(idblock, "animation_data", None)
+    action = None if ad is None else ad.action
+    slot = None if ad is None else ad.action_slot
+    if action is None or slot is None:
+        return []
+    bags = []
+    for layer in action.layers:
+        for strip in layer.strips:
+            if strip.type == 'KEYFRAME':
+                bag = strip.channelbag(slot)
+                if bag is not None:
+                    bags.append(bag)
+    return bags
+
 
 def fcurves_of(idblock) -> list:
-    """The F-curves animating ``idblock`` (an object, ...) in its assigned action and slot;
-    [] if it has no action. Older Blenders (legacy actions) use ``action.fcurves``."""
+    """The F-curves animating ``idblock`` (an object, ...) in its assigned action (and slot);
+    [] if it has no action."""
     ad = getattr(idblock, "animation_data", None)
     action = None if ad is None else ad.action
     if action is None:
         return []
-    layers = getattr(action, "layers", None)
-    slot = getattr(ad, "action_slot", None)
-    if layers is None or (slot is None and not len(layers)):
-        return list(getattr(action, "fcurves", ()))  # pragma: no cover - Blender < 4.4
-    if slot is None:
-        return []
-    out = []
-    for layer in layers:
-        for strip in layer.strips:
-            if strip.type != 'KEYFRAME':
-                continue
-            bag = strip.channelbag(slot)
-            if bag is not None:
-                out.extend(bag.fcurves)
-    return out
+    if not slotted_actions():
+        return list(action.fcurves)
+    return [fc for bag in _channelbags(idblock) for fc in bag.fcurves]
 
 
 def find_fcurve(idblock, data_path: str, index: int = 0):
@@ -81,9 +111,9 @@ def group_of(fc) -> str:
 def ensure_fcurve(idblock, data_path: str, index: int = 0, group: str = ""):
     """The F-curve of ``data_path[index]`` on ``idblock``, created if missing together with
     whatever it needs: animation data, an action (named like Blender names them,
-    ``<name>Action``), and in Blender >= 4.4 the action's slot for the ID, a layer, a keyframe
-    strip and its channelbag (``Action.fcurve_ensure_for_datablock`` makes those). A new curve
-    joins ``group``; an existing one keeps its group."""
+    ``<name>Action``), and with slotted actions the action's slot for the ID, a layer, a
+    keyframe strip and its channelbag. A new curve joins ``group``; an existing one keeps its
+    group."""
     fc = find_fcurve(idblock, data_path, index)
     if fc is not None:
         return fc
@@ -92,11 +122,15 @@ def ensure_fcurve(idblock, data_path: str, index: int = 0, group: str = ""):
         import bpy
         ad.action = bpy.data.actions.new(f"{idblock.name}Action")
     action = ad.action
-    if hasattr(action, "fcurve_ensure_for_datablock"):
+    if not slotted_actions():
+        return action.fcurves.new(data_path, index=index, action_group=group)
+    if _blender_at_least(ENSURE_GROUP_FROM):
         return action.fcurve_ensure_for_datablock(idblock, data_path, index=index,
                                                   group_name=group)
-    return action.fcurves.new(data_path, index=index,  # pragma: no cover - Blender < 4.4
-                              action_group=group)
+    fc = action.fcurve_ensure_for_datablock(idblock, data_path, index=index)
+    if group:
+        set_group(idblock, fc, group)
+    return fc
 
 
 def write_keys(fc, frames, values, *, interpolation: str = "LINEAR",
@@ -162,30 +196,15 @@ def key_channels(idblock, data_path: str, frame: float, *, group: str = "",
                                         group=group, options=set(options)))
 
 
-def _channelbag(idblock):
-    """The channelbag holding ``idblock``'s F-curves in its action's first keyframe strip
-    (Blender >= 4.4), or None (legacy actions, no action)."""
-    ad = getattr(idblock, "animation_data", None)
-    action = None if ad is None else ad.action
-    slot = getattr(ad, "action_slot", None)
-    if action is None or slot is None or not hasattr(action, "layers"):
-        return None
-    for layer in action.layers:
-        for strip in layer.strips:
-            if strip.type == 'KEYFRAME':
-                bag = strip.channelbag(slot)
-                if bag is not None:
-                    return bag
-    return None
-
-
 def set_group(idblock, fc, group: str) -> None:
     """Move F-curve ``fc`` of ``idblock`` into the channel group ``group`` (made if missing;
     a group left empty disappears, as in Blender's own channel editing)."""
     if group_of(fc) == group:
         return
-    bag = _channelbag(idblock)
-    groups = bag.groups if bag is not None else idblock.animation_data.action.groups
+    if slotted_actions():
+        groups = next(b for b in _channelbags(idblock) if fc in list(b.fcurves)).groups
+    else:
+        groups = idblock.animation_data.action.groups
     g = groups.get(group) or groups.new(group)
     fc.group = g
 

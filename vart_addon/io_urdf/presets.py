@@ -52,6 +52,7 @@ from ..bridge import schema as S
 from ..bridge.errors import BridgeError
 from ..bridge.scene import SceneBridge
 from ..solver import VartError, se3
+from ..solver.text import json_error
 from . import stl
 from .errors import IoError
 
@@ -207,8 +208,12 @@ def _read(path_or_data) -> dict:
                 d = json.loads(f.read().decode("utf-8"))
         except OSError as e:
             raise IoError(f"cannot read preset '{path_or_data}': {e.strerror or e}") from None
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise IoError(f"{name}: not a vart preset (not JSON: {e})") from None
+        except UnicodeDecodeError as e:
+            raise IoError(f"{name}: not a vart preset (not UTF-8 text: {e})") from None
+        except json.JSONDecodeError as e:
+            line, column, msg = json_error(e)
+            raise IoError(f"{name}: not a vart preset (not JSON: {msg}: line {line} "
+                          f"column {column})") from None
     if not isinstance(d, dict) or d.get("format") != FORMAT:
         raise IoError(f"{name}: not a vart preset (no \"format\": \"{FORMAT}\")")
     v = d.get("version")

@@ -26,10 +26,10 @@ from __future__ import annotations
 import math
 
 import bpy
-import numpy as np
 from bpy.props import FloatProperty, FloatVectorProperty, PointerProperty
 
 from ..bridge import SchemaError, schema
+from ..solver.text import float32_clean
 from ..operators import _common as ops
 from . import common as C
 
@@ -67,12 +67,6 @@ def operate(scene, joint, q) -> str:
     return "" if 'FINISHED' in result else f"operator returned {set(result)}"
 
 
-def clean(value: float) -> float:
-    """A value that came through a float32 property, as the shortest decimal that float32
-    reads back the same (0.2f -> 0.2, not 0.20000000298)."""
-    return float(repr(np.float32(value)))
-
-
 def _dof_get(i: int):
     def get(self):
         _, j = active_joint()
@@ -91,7 +85,7 @@ def _dof_set(i: int):
         if abs(float(j.q[i]) - value) <= 0.0:
             return
         q = list(j.q)
-        q[i] = clean(value)
+        q[i] = float32_clean(value)
         operate(scene, j, q)
     return set_
 
@@ -120,7 +114,7 @@ def _link_set(field: str):
         ob = _link_of(self.id_data)
         if ob is None:
             return
-        value = tuple(map(clean, value)) if field == "com" else clean(value)
+        value = tuple(map(float32_clean, value)) if field == "com" else float32_clean(value)
         try:
             schema.update_link(ob, **{field: value})
         except SchemaError as e:

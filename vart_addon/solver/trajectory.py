@@ -22,6 +22,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from .text import show
+
 __all__ = ["Trajectory", "Violation", "KINDS", "UNITS", "unwrap", "waypoint_indices", "decimate",
            "select", "check_limits", "format_violations"]
 
@@ -87,12 +89,12 @@ class Trajectory:
             raise ValueError(f"positions have shape {p.shape}, expected (n_times, n_joints) = "
                              f"({n}, {m})")
         _finite(t, "times", lambda i: f"sample {i}")
-        _finite(p, "positions", lambda i: f"joint {names[i[1]]!r} at t={t[i[0]]!r} s")
+        _finite(p, "positions", lambda i: f"joint {names[i[1]]!r} at t={show(t[i[0]])} s")
         back = np.flatnonzero(np.diff(t) <= 0)
         if back.size:
             i = int(back[0])
             raise ValueError(f"times must be strictly increasing: sample {i + 1} "
-                             f"(t={t[i + 1]!r} s) does not come after t={t[i]!r} s")
+                             f"(t={show(t[i + 1])} s) does not come after t={show(t[i])} s")
         setf("times", _frozen(t))
         setf("positions", _frozen(p))
 
@@ -108,7 +110,7 @@ class Trajectory:
         hi = _limits(self.upper, m, "upper", math.inf)
         for j, name in enumerate(names):
             if lo[j] > hi[j]:
-                raise ValueError(f"joint {name!r}: lower limit {lo[j]!r} is above upper {hi[j]!r}")
+                raise ValueError(f"joint {name!r}: lower limit {show(lo[j])} is above upper {show(hi[j])}")
             if self.continuous[j]:
                 if kinds[j] != "angular":
                     raise ValueError(f"joint {name!r}: only angular joints can be continuous")
@@ -123,9 +125,9 @@ class Trajectory:
                 try:
                     v = float(v)
                 except (TypeError, ValueError):
-                    raise ValueError(f"joint {name!r}: velocity limit {v!r} is not a number") from None
+                    raise ValueError(f"joint {name!r}: velocity limit {show(v)} is not a number") from None
                 if not v > 0:  # also NaN
-                    raise ValueError(f"joint {name!r}: velocity limit {v!r} must be positive "
+                    raise ValueError(f"joint {name!r}: velocity limit {show(v)} must be positive "
                                      "(None for no limit)")
             vel.append(v)
         setf("velocity_limits", tuple(vel))
@@ -186,7 +188,7 @@ def _finite(a: np.ndarray, what: str, where) -> None:
     if bad.size:
         i = tuple(int(k) for k in bad[0])
         i = i[0] if len(i) == 1 else i
-        raise ValueError(f"{what} must be finite: {a[i]!r} ({where(i)})")
+        raise ValueError(f"{what} must be finite: {show(a[i])} ({where(i)})")
 
 
 def _per_joint(x, m: int, what: str, default) -> tuple:
@@ -231,7 +233,7 @@ def _thresholds(traj: Trajectory, angle_step: float, length_step: float) -> np.n
     for what, v in (("angle_step", angle_step), ("length_step", length_step)):
         ok = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
         if not (ok and math.isfinite(v) and v > 0):
-            raise ValueError(f"{what} must be a positive finite number, got {v!r}")
+            raise ValueError(f"{what} must be a positive finite number, got {show(v)}")
     return np.array([angle_step if k == "angular" else length_step for k in traj.kinds], float)
 
 

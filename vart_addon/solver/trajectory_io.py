@@ -37,6 +37,7 @@ from fractions import Fraction
 from typing import Optional, Sequence, Union
 
 from .atomic import write_atomic
+from .text import json_error, show
 from .trajectory import UNITS, Trajectory, check_limits, decimate, select, unwrap
 
 __all__ = ["TrajectoryFormatError", "FORMATS", "format_csv", "parse_csv", "format_json",
@@ -79,7 +80,7 @@ def _lines(text: str):
 
 def _check_increasing(t: float, prev: Optional[float], source: str, where: str) -> None:
     if prev is not None and not t > prev:
-        raise _err(source, where, f"time {t!r} s does not come after {prev!r} s")
+        raise _err(source, where, f"time {show(t)} s does not come after {show(prev)} s")
 
 
 def _exportable(traj: Trajectory) -> None:
@@ -171,7 +172,7 @@ def format_json(traj: Trajectory) -> str:
     ns = [_to_ns(t) for t in traj.times]
     for i in range(1, len(ns)):
         if ns[i] <= ns[i - 1]:
-            raise ValueError(f"times {traj.times[i - 1]!r} and {traj.times[i]!r} s are less than "
+            raise ValueError(f"times {show(traj.times[i - 1])} and {show(traj.times[i])} s are less than "
                              "1 ns apart: time_from_start cannot tell them apart")
     dump = lambda x: json.dumps(x, ensure_ascii=False, allow_nan=False)  # noqa: E731
     points = []
@@ -193,7 +194,7 @@ def _int_field(d: dict, keys: Sequence[str], source: str, where: str) -> int:
         if k in d:
             v = d[k]
             if isinstance(v, bool) or not isinstance(v, int):
-                raise _err(source, where, f"{k} must be an integer, got {v!r}")
+                raise _err(source, where, f"{k} must be an integer, got {show(v)}")
             return v
     raise _err(source, where, f"missing {' or '.join(keys)}")
 
@@ -205,7 +206,8 @@ def parse_json(text: str, source: str = "", kinds: Optional[Sequence[str]] = Non
     try:
         doc = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as e:
-        raise _err(source, f"line {e.lineno} column {e.colno}", e.msg) from None
+        line, column, msg = json_error(e)
+        raise _err(source, f"line {line} column {column}", msg) from None
     except ValueError as e:
         raise _err(source, "", str(e)) from None
     if not isinstance(doc, dict):
@@ -227,7 +229,7 @@ def parse_json(text: str, source: str = "", kinds: Optional[Sequence[str]] = Non
                        f"(one per joint name), got {pos!r:.80}")
         for v in pos:
             if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise _err(source, where, f"position {v!r} is not a number")
+                raise _err(source, where, f"position {show(v)} is not a number")
         tfs = p.get("time_from_start")
         if not isinstance(tfs, dict):
             raise _err(source, where, "time_from_start must be {\"sec\": int, \"nanosec\": int}")

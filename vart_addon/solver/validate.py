@@ -7,6 +7,7 @@ import numpy as np
 
 from . import se3
 from .errors import VartError
+from .text import show
 
 _LAST_ROW = np.array([0.0, 0.0, 0.0, 1.0])
 
@@ -23,7 +24,7 @@ def finite(value, what: str) -> float:
     try:
         x = float(value)
     except (TypeError, ValueError):
-        raise VartError(f"{what}: expected a number, got {value!r}") from None
+        raise VartError(f"{what}: expected a number, got {show(value)}") from None
     if not np.isfinite(x):
         raise VartError(f"{what}: must be finite, got {x}")
     return x
@@ -42,7 +43,7 @@ def vec(value, size: int, what: str, inf_ok: bool = False) -> np.ndarray:
     try:
         v = np.array(value, dtype=float).reshape(-1)
     except (TypeError, ValueError):
-        raise VartError(f"{what}: expected {size} numbers, got {value!r}") from None
+        raise VartError(f"{what}: expected {size} numbers, got {show(value)}") from None
     if v.size != size:
         raise VartError(f"{what}: expected {size} values, got {v.size}")
     vals = v.tolist()

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..solver import trajectory as TR
 from ..solver import trajectory_io as TIO
+from ..solver.text import show
 from .joint_columns import TrajectoryError, _extension
 from .sampling import _frame_range, sample_trajectory
 
@@ -33,7 +34,7 @@ __all__ = ["export_trajectory", "ExportResult"]
 def _step(what: str, v) -> float:
     ok = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
     if not (ok and math.isfinite(v) and v > 0):
-        raise TrajectoryError(f"{what} must be a positive finite number, got {v!r}")
+        raise TrajectoryError(f"{what} must be a positive finite number, got {show(v)}")
     return float(v)
 
 

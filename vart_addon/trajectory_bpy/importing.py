@@ -33,6 +33,7 @@ from ..bridge import animation as A
 from ..bridge import schema as S
 from ..solver import trajectory as TR
 from ..solver import trajectory_io as TIO
+from ..solver.text import show
 from .joint_columns import TrajectoryError, _extension, _link_objects, columns
 from .sampling import fps_of
 
@@ -155,7 +156,7 @@ def apply_trajectory(scene, traj: TR.Trajectory, start_frame=None, *, path: str 
         raise TrajectoryError("nothing to import: the trajectory is empty")
     start = float(scene.frame_start if start_frame is None else start_frame)
     if not math.isfinite(start):
-        raise TrajectoryError(f"start frame must be finite, got {start_frame!r}")
+        raise TrajectoryError(f"start frame must be finite, got {show(start_frame)}")
     frames = start + traj.times * fps_of(scene)
     if frames[0] < MIN_FRAME or frames[-1] > MAX_FRAME:
         raise TrajectoryError(f"the trajectory spans frames {frames[0]:g}-{frames[-1]:g}, "

@@ -19,6 +19,7 @@ import numpy as np
 from ..bridge import animation as A
 from ..bridge import schema as S
 from ..solver import trajectory as TR
+from ..solver.text import show
 from .joint_columns import TrajectoryError, _link_objects, columns
 
 __all__ = ["sample_trajectory"]
@@ -36,7 +37,7 @@ def _frame_range(scene, frame_start, frame_end) -> tuple[int, int]:
     end = scene.frame_end if frame_end is None else frame_end
     for what, v in (("frame_start", start), ("frame_end", end)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise TrajectoryError(f"{what} must be a whole frame number, got {v!r}")
+            raise TrajectoryError(f"{what} must be a whole frame number, got {show(v)}")
     start, end = int(start), int(end)
     if end < start:
         raise TrajectoryError(f"empty frame range: frame {end} is before frame {start}; "

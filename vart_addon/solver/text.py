@@ -1,0 +1,72 @@
+"""Values and parse errors as text, the same under numpy 1 and 2 and Python 3.11 and 3.13.
+
+Every message vart shows a user, and every number it turns into text and back, goes through
+here instead of ``repr``: numpy 2 writes a scalar's repr as ``np.float64(0.5)`` where numpy 1
+wrote ``0.5``, and Python 3.13 reports a JSON trailing comma differently from 3.11.
+"""
+from __future__ import annotations
+
+import json
+import math
+import numbers
+
+
+def plain(value):
+    """``value`` with numpy scalars turned into the Python ``bool``, ``int`` or ``float`` of the
+    same value, and numpy arrays, tuples and lists into lists of those (recursively)."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if hasattr(value, "tolist") and hasattr(value, "dtype"):  # numpy array or scalar
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    return value
+
+
+def show(value) -> str:
+    """``value`` as a message shows it: strings quoted (``'knee'``), numbers as Python writes
+    them (``0.5``, ``nan``, ``1e+39``), sequences as lists; numpy's types never named."""
+    return repr(plain(value))
+
+
+def float32_text(value: float) -> str:
+    """The shortest decimal that reads back as the same single-precision float as ``value``
+    (``0.2`` for float32(0.2), not ``0.20000000298023224``); ``inf``, ``-inf``, ``nan``."""
+    x = float(value)
+    if not math.isfinite(x):
+        return repr(x)
+    import numpy as np  # numpy's shortest round-trip for float32 (Dragon4), not its repr
+    return np.format_float_positional(np.float32(x), unique=True, trim="-") if abs(x) < 1e16 \
+        else np.format_float_scientific(np.float32(x), unique=True, trim="-")
+
+
+def float32_clean(value: float) -> float:
+    """The float that :func:`float32_text` writes: a value that came through a Blender float
+    property (single precision) as the decimal a person typed (0.2, not 0.20000000298)."""
+    return float(float32_text(value))
+
+
+def json_error(e: json.JSONDecodeError) -> tuple[int, int, str]:
+    """(line, column, message) of a JSON syntax error, worded alike by Python 3.11 and 3.13.
+
+    3.13 reports a trailing comma at the comma as "Illegal trailing comma before end of
+    object" (or array); 3.11 reports the closing bracket after it as "Expecting property name
+    enclosed in double quotes" or "Expecting value". Both are given the 3.13 wording and place.
+    """
+    doc, pos = e.doc, e.pos
+    closer = doc[pos] if pos < len(doc) else ""
+    if (closer, e.msg) in (("}", "Expecting property name enclosed in double quotes"),
+                           ("]", "Expecting value")):
+        comma = pos - 1
+        while comma >= 0 and doc[comma] in " \t\r\n":
+            comma -= 1
+        if comma >= 0 and doc[comma] == ",":
+            line = doc.count("\n", 0, comma) + 1
+            column = comma - doc.rfind("\n", 0, comma)
+            what = "object" if closer == "}" else "array"
+            return line, column, f"Illegal trailing comma before end of {what}"
+    return e.lineno, e.colno, e.msg
