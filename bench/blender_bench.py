@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """Drag and bake end to end in bpy (``.venv/bin/python bench/blender_bench.py``).
 
-Scenes (bench/blender_scenes.py): the benchmark hexapod P1 (50 links, 42 tree DoF, 6 feet
+Scenes (tests/helpers/blender_scenes.py): the benchmark hexapod P1 (50 links, 42 tree DoF, 6 feet
 pinned by spherical closures) and the ladder P3 (452 links, 270 revolute joints, 90 revolute
 closures), written into a Blender scene through the bridge's schema functions.
 
-- **drag**: a :class:`vart_addon.drag.DragSession` on the hexapod's ``deck_handle`` follows the
+- **drag**: a :class:`vart_addon.drag.session.DragSession` on the hexapod's ``deck_handle`` follows the
   120 poses of P1's drag path; one update = set the target, solve warm-started (the scene's
   default settings: time budget 50 ms), write the changed links and joint values. Figures:
   median / p95 ms per update, and its solve and write parts.
-- **bake**: :func:`vart_addon.bake.bake` of N frames, timed whole (frame_set, solve, collect,
+- **bake**: :func:`vart_addon.animation.bake.bake` of N frames, timed whole (frame_set, solve, collect,
   bulk keyframe writing), in frames per second, through a bridge already synced (as the
   operator's cached one: the linkage's one-time build is not a bake cost). Hexapod: the virtual tilt joint ``base_rx``
   keyed 0 -> 20 degrees (story 1). Ladder: the handle's location keyed at every 10th point
@@ -35,15 +35,16 @@ import bpy  # noqa: E402
 import numpy as np  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
+# A script: the repository (vart_addon), bench/ (vart_bench) and the test helpers' scene
+# builders (tests/helpers/blender_scenes.py, shared with the Blender tests).
+sys.path[:0] = [str(HERE.parent), str(HERE), str(HERE.parent / "tests" / "helpers")]
 
 import blender_scenes as BS  # noqa: E402
 
-from vart_addon import bake as BK  # noqa: E402
+from vart_addon.animation import bake as BK  # noqa: E402
 from vart_addon.bridge import SceneBridge, q_data_path  # noqa: E402
 from vart_addon.bridge import animation as A  # noqa: E402
-from vart_addon.drag import DragSession  # noqa: E402
+from vart_addon.drag.session import DragSession  # noqa: E402
 from vart_addon.solver import Settings  # noqa: E402
 
 #: the scene's default solver settings (vart_addon.properties): 100 iterations, 50 ms

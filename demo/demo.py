@@ -16,7 +16,7 @@
 5. ``vart.bake`` over the frames; the baked values checked frame by frame (every closure's
    residual, every real joint against its limits: :func:`vart_addon.examples.check_baked`);
 6. the real joints' trajectory exported as CSV, ROS JointTrajectory JSON and Klampt .path
-   (:func:`vart_addon.trajectory_bpy.export_trajectory`: a waypoint whenever a joint moved 2
+   (:func:`vart_addon.io_trajectory.export_trajectory`: a waypoint whenever a joint moved 2
    degrees), and the scene saved as a .blend;
 7. a Workbench picture of the first and the last frame side by side, joints drawn as small
    temporary objects in the overlay's colours (ultramarine tree joints, purple closures,
@@ -140,7 +140,7 @@ def joint_markers(scene, coll) -> list:
     from vart_addon.bridge import build as B
     from vart_addon.bridge import poses as P
     from vart_addon.bridge import schema as S
-    from vart_addon.overlay_geometry import joint_color
+    from vart_addon.overlay.geometry import joint_color
     obs = {ob.name: ob for ob in scene.objects if S.is_link(ob)}
     data = S.read_scene(obs.values())
     lk = B.build(data, {n: P.rigid_and_scale(P.observe(ob), n)[0] for n, ob in obs.items()})
@@ -258,7 +258,7 @@ def main(argv=None) -> dict:
     bpy.ops.wm.read_factory_settings(use_empty=True)
     import vart_addon
     from vart_addon import examples as X
-    from vart_addon import trajectory_bpy as TB
+    from vart_addon import io_trajectory as TB
     vart_addon.register()
     try:
         scene = bpy.context.scene

@@ -6,7 +6,7 @@
 
 Everything here is made from primitives by this script, so the assets are ours to give away
 (CC0-1.0, see ``assets/README.md``). Pure Python + numpy; URDF through vart's own writer
-(:mod:`vart_addon.solver.urdf`), STL through :mod:`vart_addon.io_urdf.stl`.
+(:mod:`vart_addon.formats.urdf.files`), STL through :mod:`vart_addon.formats.stl`.
 
 - ``athlete/athlete.urdf``: an ATHLETE-like hexapod. A hexagonal deck (``meshes/deck.stl``)
   with a side camera on a mast, and six limbs of six joints each: hip yaw, hip pitch, knee
@@ -38,8 +38,8 @@ import numpy as np
 REPO = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from vart_addon.io_urdf.stl import stl_bytes  # noqa: E402
-from vart_addon.solver import urdf as U  # noqa: E402
+from vart_addon.formats.stl import stl_bytes  # noqa: E402
+from vart_addon.formats.urdf import files as U  # noqa: E402
 
 ASSETS = REPO / "assets"
 

@@ -23,8 +23,8 @@ _SUBMODULES: tuple[str, ...] = (
     "operators.links", "operators.joints", "operators.goals", "operators.solve",
     "operators.animate",
     "operators.io", "operators.trajectory",
-    "menus", "io_menus",
-    "panels", "overlay",
+    "menus", "io_urdf.menus", "io_trajectory.menus",
+    "panels", "overlay.drawing",
     "operators.examples",
 )
 

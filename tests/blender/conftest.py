@@ -6,8 +6,6 @@ from pathlib import Path
 import pytest
 
 _HERE = Path(__file__).parent
-# bench/blender_scenes.py: the scene helpers the tests share with the drag/bake bench
-sys.path.insert(0, str(_HERE.parents[1] / "bench"))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

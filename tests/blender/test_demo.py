@@ -5,7 +5,7 @@ import pathlib
 
 import bpy
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
+from repo_paths import REPO
 
 
 def load_demo():

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from repo_paths import REPO as ROOT
 BLENDER_EXT = ROOT / "tools" / "blender_ext.py"
 DRIVER = Path(__file__).with_name("install_driver.py")
 ADDON_KEY = "bl_ext.user_default.vart"

@@ -3,8 +3,8 @@
 import numpy as np
 
 from vart_addon.bridge import SceneBridge
-from vart_addon.solver import urdf
-from vart_addon.solver.urdf_linkage import linkage_from_urdf
+from vart_addon.formats.urdf import files as urdf
+from vart_addon.formats.urdf.to_linkage import linkage_from_urdf
 
 
 def rigid(ob) -> np.ndarray:

@@ -11,8 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "bench"))
+from repo_paths import REPO
 
 import vart_bench as vb  # noqa: E402
 

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import numpy as np
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+from repo_paths import REPO
+
+README = REPO / "README.md"
 
 
 def test_readme_python_example_runs_and_solves():

@@ -4,9 +4,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "find_python.py"
-sys.path.insert(0, str(TOOL.parent))
-import find_python as F  # noqa: E402  (a dev tool)
+import find_python as F  # tools/find_python.py (tools/ is on sys.path: pyproject)
+from repo_paths import REPO
+
+TOOL = REPO / "tools" / "find_python.py"
 
 
 def test_the_running_interpreter_is_found_for_its_own_version():

@@ -4,8 +4,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
-import wheels as W  # noqa: E402  (tools/wheels.py, a dev tool)
+import wheels as W  # tools/wheels.py, a dev tool (tools/ is on sys.path: pyproject)
 
 
 def test_the_manifest_lists_exactly_the_pinned_wheels_for_every_python_and_platform():

@@ -86,7 +86,7 @@ def keyframe_q(child_ob, joint: str, frame: float | None = None, index: int = -1
 
 
 # ---- writing: F-curves made as needed, keys in bulk ----------------------------------------
-#: The channel group of F-curves that :mod:`vart_addon.bake` writes (and may rewrite): curves
+#: The channel group of F-curves that :mod:`vart_addon.animation.bake` writes (and may rewrite): curves
 #: in it are the solver's output, every other curve is what the user animated.
 BAKE_GROUP = "Vart Bake"
 

@@ -89,7 +89,7 @@ def add_example(key: str, context=None) -> Built:
                     pass
         scene.frame_start, scene.frame_end = frames[:2]
         scene.frame_set(frames[2])
-        from ..operators._common import clear_bridge_cache
+        from ..shared.bridge_cache import clear_bridge_cache
         clear_bridge_cache()
         raise
 

@@ -89,7 +89,7 @@ _PLANAR = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
 
 
 def _scene_joint_names(scene):
-    from ..operators._common import joint_names
+    from ..shared.selection import joint_names
     return joint_names(scene).keys()
 
 

@@ -48,7 +48,7 @@ def _import(context, name: str, **kw):
 def standing_pose() -> tuple[dict, float]:
     """(URDF joint values, deck height) of the standing hexapod: the wheels' lowest points on
     z = 0."""
-    from ..solver import urdf
+    from ..formats.urdf import files as urdf
     q = {f"leg{k}_{j}": v for k in range(6) for j, v in STANDING.items()}
     robot = urdf.read_urdf(asset("athlete"))
     T = urdf.link_poses(robot, q)
@@ -95,7 +95,9 @@ def add_joint_exact(context, name, jtype, parent_ob, child_ob, point, R, *,
     rotations in float32, ~4e-8 rad off an exact axis, enough to lock a planar loop whose other
     axes come exact from a URDF. Returns the joint's name (made unique)."""
     from ..bridge import edits
-    from ..operators import _common as OC
+    from ..bridge import BridgeError
+    from ..shared.bridge_cache import bridge_for, solve_kw
+    from ..solver import VartError
     scene = context.scene
 
     def mutate(lk):
@@ -106,14 +108,14 @@ def add_joint_exact(context, name, jtype, parent_ob, child_ob, point, R, *,
         return jn
 
     try:
-        res = edits.edit(mutate, scene, bridge=OC.bridge_for(scene), **OC.solve_kw(scene))
-    except OC.ERRORS as e:
+        res = edits.edit(mutate, scene, bridge=bridge_for(scene), **solve_kw(scene))
+    except (BridgeError, VartError) as e:
         raise ExampleError(f"joint {name!r}: {e}") from None
     return res.value
 
 
 def _child_of(scene, joint: str):
-    from ..operators._common import joint_names
+    from ..shared.selection import joint_names
     return joint_names(scene)[joint]
 
 
@@ -127,7 +129,7 @@ def load_fourbar(context) -> Built:
 
 def _coupler_length() -> float:
     """Where the coupler meets the rocker, along the coupler's x: the pin drawn there."""
-    from ..solver import urdf
+    from ..formats.urdf import files as urdf
     robot = urdf.read_urdf(asset("fourbar"))
     return float(next(v for v in robot.link_by_name("coupler").visuals
                       if v.name == "coupler_end").origin.xyz[0])

@@ -50,7 +50,7 @@ class Steps:
 
     def joint_name(self, base: str) -> str:
         from ..bridge.edits import unique_joint_name
-        from ..operators._common import joint_names
+        from ..shared.selection import joint_names
         return unique_joint_name(base, joint_names(self.scene))
 
     def add_joint(self, jtype: str, child, parent=None, *, at, name: str,

@@ -7,11 +7,11 @@
 - :mod:`.exporter`: :func:`export_urdf` - the scene's real robot as URDF with STL meshes.
 - :mod:`.presets`: :func:`save_preset` / :func:`load_preset` - the virtual links and joints,
   locks, targets and postures added to a robot, as JSON keyed by link names.
-- :mod:`.mesh_files` (pure Python): where ``package://`` and relative mesh paths are.
-- :mod:`.stl` (numpy): a small STL writer and reader.
+- :mod:`.menus`: the File > Import / Export entries, the .urdf drop handler, sidebar buttons.
 
-This file imports no Blender module, so :mod:`.mesh_files` and :mod:`.stl` are usable (and
-tested) without bpy; the Blender-facing functions load on first use.
+The Blender-free halves are :mod:`vart_addon.formats.urdf` (the URDF file, mesh paths, the ways
+to and from a linkage) and :mod:`vart_addon.formats.stl`. This file imports no Blender module;
+the Blender-facing functions load on first use.
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 What is written (:func:`export_urdf`):
 
 - the real links and real joints, through
-  :func:`~vart_addon.solver.urdf_linkage_export.urdf_from_linkage` (virtual links and joints are
+  :func:`~vart_addon.formats.urdf.from_linkage.urdf_from_linkage` (virtual links and joints are
   left out; a real joint URDF cannot express, a closure, a link not connected to the others... is
   rewritten or left out with a warning, returned to the caller);
 - a link's geometry is the evaluated mesh (modifiers applied) of the link object itself, when
@@ -21,7 +21,7 @@ What is written (:func:`export_urdf`):
   tensors, effort and velocity limits, dynamics, materials and extra elements (gazebo, ...).
 
 Every file is written atomically (a temporary file replaced into place): the STL files first,
-then the URDF (:func:`~vart_addon.solver.urdf.save_urdf`). Errors raise :class:`IoError`.
+then the URDF (:func:`~vart_addon.formats.urdf.files.save_urdf`). Errors raise :class:`IoError`.
 """
 from __future__ import annotations
 
@@ -38,9 +38,11 @@ from ..bridge import poses as P
 from ..bridge import schema as S
 from ..bridge.errors import BridgeError
 from ..bridge.scene import SceneBridge
-from ..solver import VartError, urdf
-from ..solver.urdf_linkage_export import urdf_from_linkage
-from . import mesh_files, stl
+from ..solver import VartError
+from ..formats.urdf import files as urdf
+from ..formats.urdf.from_linkage import urdf_from_linkage
+from ..formats.urdf import mesh_paths
+from ..formats import stl
 from .errors import IoError
 from .importer import MISSING_KEY, SOURCE_KEY, read_source
 
@@ -283,7 +285,7 @@ def _template(obs, real, folder, warnings):
         for c in link.collisions:
             g = c.geometry
             if isinstance(g, urdf.Mesh) and not g.filename.lower().startswith("package://"):
-                res = mesh_files.resolve(g.filename, source, use_env=False)
+                res = mesh_paths.resolve(g.filename, source, use_env=False)
                 if not res.found:
                     dropped.append(g.filename)
                     continue

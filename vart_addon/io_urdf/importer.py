@@ -8,7 +8,7 @@ What the scene gets (decisions, each tested in ``tests/blender/test_io_urdf*.py`
   writes each link's world matrix.
 - Each ``<visual>`` becomes a child object of its link's Empty, with its mesh and colour: see
   :mod:`.visuals`, and :mod:`.mesh_data` for the meshes and materials.
-- One real vart joint per URDF joint (:func:`~vart_addon.solver.urdf_linkage.linkage_from_urdf`:
+- One real vart joint per URDF joint (:func:`~vart_addon.formats.urdf.to_linkage.linkage_from_urdf`:
   types, frames, limits, q; ``<mimic>`` as the joint's ``mimic`` coupling). The URDF root link
   is a free link (it hangs from its root joint) unless ``fixed_base``, which adds a *virtual*
   fixed joint to the world (exports leave it out). A root link named ``world`` is the ground.
@@ -34,8 +34,9 @@ from mathutils import Matrix
 from ..bridge import edits as E
 from ..bridge import schema as S
 from ..bridge.errors import BridgeError
-from ..solver import VartError, urdf
-from ..solver.urdf_linkage import linkage_from_urdf
+from ..solver import VartError
+from ..formats.urdf import files as urdf
+from ..formats.urdf.to_linkage import linkage_from_urdf
 from .errors import IoError
 from .mesh_data import _Added
 from .visuals import VisualBuilder
@@ -54,7 +55,7 @@ MAX_SOURCE_CHARS = 4_000_000
 
 class ImportedRobot(dict):
     """What :func:`import_urdf` returns: a dict URDF link name -> its link object (an Empty),
-    with attributes ``robot`` (the :class:`~vart_addon.solver.urdf.Robot`), ``collection``,
+    with attributes ``robot`` (the :class:`~vart_addon.formats.urdf.files.Robot`), ``collection``,
     ``joints`` (URDF joint name -> scene joint name), ``visuals`` (URDF link name -> its visual
     objects, placeholders included), ``missing`` (mesh filenames not found or not read) and
     ``warnings`` (messages for the user) and ``base_joint`` (the virtual fixed joint of
@@ -74,7 +75,7 @@ def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, base
                 fixed_base: bool = False, use_env: bool = True) -> ImportedRobot:
     """Import the URDF file ``path`` into ``scene`` (default: the scene of ``context``, or the
     current one). ``search_paths``: extra folders for ``package://`` and relative mesh paths
-    (see :mod:`.mesh_files`; ``use_env`` adds ROS_PACKAGE_PATH / AMENT_PREFIX_PATH).
+    (see :mod:`vart_addon.formats.urdf.mesh_paths`; ``use_env`` adds ROS_PACKAGE_PATH / AMENT_PREFIX_PATH).
     ``q``: URDF joint name -> value (m, rad; 4x4 for floating/planar; absent: 0).
     ``base_pose``: the root link's world pose (4x4; default identity). ``fixed_base``: hold
     the root to the world by a virtual fixed joint.

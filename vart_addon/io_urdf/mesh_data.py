@@ -19,7 +19,7 @@ import bmesh
 import bpy
 import numpy as np
 
-from ..solver import urdf
+from ..formats.urdf import files as urdf
 
 __all__ = ["primitive_mesh", "new_material", "mesh_importer", "read_mesh_file"]
 

@@ -53,7 +53,7 @@ from ..bridge.errors import BridgeError
 from ..bridge.scene import SceneBridge
 from ..solver import VartError, se3
 from ..solver.text import json_error
-from . import stl
+from ..formats import stl
 from .errors import IoError
 
 __all__ = ["FORMAT", "VERSION", "preset_data", "save_preset", "load_preset", "PresetResult"]

@@ -21,8 +21,8 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
-from ..solver import urdf
-from . import mesh_files
+from ..formats.urdf import files as urdf
+from ..formats.urdf import mesh_paths
 from .mesh_data import _MeshFailure, new_material, primitive_mesh, read_mesh_file
 
 __all__ = ["VisualBuilder", "MISSING_KEY"]
@@ -103,7 +103,7 @@ class VisualBuilder:
 
     def _mesh_file(self, filename):
         """(Mesh, None) or (None, what went wrong)."""
-        res = mesh_files.resolve(filename, self.path, self.search_paths, use_env=self.use_env)
+        res = mesh_paths.resolve(filename, self.path, self.search_paths, use_env=self.use_env)
         if not res.found:
             return None, res.describe()
         if res.path not in self.mesh_cache:

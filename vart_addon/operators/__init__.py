@@ -14,6 +14,7 @@
 
 Each operator is thin: it maps the context (active link, selection, active joint, 3D cursor)
 to one :func:`vart_addon.bridge.edits.edit` call, and reports bridge and solver errors
-instead of raising (the scene is then unchanged). Helpers are in :mod:`._common`.
+instead of raising (the scene is then unchanged). What they all do alike is :mod:`.support`;
+what they share with panels and examples is :mod:`vart_addon.shared`.
 """
 

@@ -1,8 +1,8 @@
 """Drag, Operate Joint (modal), Key Pose and Bake: the operators of a user's animation day.
 
 - ``vart.drag``: drag the active link in the viewport like Blender's G and R (the logic is
-  :class:`vart_addon.drag.DragSession`; the event mapping
-  :class:`vart_addon.drag_events.LinkDrag`).
+  :class:`vart_addon.drag.session.DragSession`; the event mapping
+  :class:`vart_addon.drag.events.LinkDrag`).
   Mouse: move in the view plane through the link's origin; R: rotate about the view axis
   (R again: back to moving); X / Y / Z: constrain to the global axis, again for the link's
   local axis, again for none (Shift+X/Y/Z: the plane across that axis); Ctrl: snap (0.1 m,
@@ -17,7 +17,7 @@
   ``vart.operate_joint`` does. Without a view: ``value`` (display units), like that one.
 - ``vart.key_pose``: key every link's transform and every joint's value at the current frame.
 - ``vart.bake``: bake a frame range (default: the scene's) of what was animated into keys of
-  every link and joint value (:func:`vart_addon.bake.bake`), with Blender's progress
+  every link and joint value (:func:`vart_addon.animation.bake.bake`), with Blender's progress
   indicator; frames where goals were unmet are reported and listed in the Vart status.
 """
 
@@ -29,10 +29,11 @@ from bpy.props import BoolProperty, EnumProperty, FloatVectorProperty, IntProper
     StringProperty
 from mathutils import Euler, Matrix
 
-from .. import drag as D
-from .. import drag_events as DE
-from .. import drag_math as DM
-from . import _common as C
+from ..drag import session as D
+from ..drag import events as DE
+from ..drag import geometry as DM
+from . import support
+from ..shared import bridge_cache, selection, units
 
 
 # ---- the 3D view as the event mapping needs it ------------------------------------------------
@@ -95,7 +96,7 @@ def _header(context, text):
 def _session(context):
     from ..properties import gravity_of, solver_settings
     scene = context.scene
-    return D.DragSession(C.bridge_for(scene), solver_settings(scene), gravity=gravity_of(scene))
+    return D.DragSession(bridge_cache.bridge_for(scene), solver_settings(scene), gravity=gravity_of(scene))
 
 
 def _finish(op, context, session, status, keep_target=True):
@@ -103,7 +104,7 @@ def _finish(op, context, session, status, keep_target=True):
     session.confirm(keep_target=keep_target)
     if status is not None:
         if status.unmet or status.stuck:
-            C.report_status(op, context.scene, status)
+            support.report_status(op, context.scene, status)
         else:
             from ..properties import store_status
             store_status(context.scene, status)
@@ -127,7 +128,7 @@ class _Modal:
                 self.remember(ctl)
                 _finish(self, context, ctl.session, ctl.session.status,
                         self.keep_target_on_confirm())
-            except C.ERRORS as e:
+            except support.ERRORS as e:
                 ctl.session.cancel()
                 self.report({'ERROR'}, str(e))
                 return {'CANCELLED'}
@@ -145,7 +146,7 @@ class _Modal:
         session = _session(context)
         try:
             self._ctl = make(session)
-        except C.ERRORS as e:
+        except support.ERRORS as e:
             session.cancel()
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}
@@ -177,10 +178,10 @@ class VART_OT_drag(_Modal, bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return C.poll_link(cls, context)
+        return support.poll_link(cls, context)
 
     def _name(self, context):
-        return self.link or C.active_link(context).name
+        return self.link or selection.active_link(context).name
 
     def invoke(self, context, event):
         view = _view_of(context)
@@ -209,7 +210,7 @@ class VART_OT_drag(_Modal, bpy.types.Operator):
             T[:3, 3] = T0[:3, 3] + np.asarray(self.translation, float)
             status = session.update(T)
             _finish(self, context, session, status)
-        except C.ERRORS as e:
+        except support.ERRORS as e:
             session.cancel()
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}
@@ -236,7 +237,7 @@ class VART_OT_operate_joint_modal(_Modal, bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return C.poll_joint(cls, context)
+        return support.poll_joint(cls, context)
 
     def keep_target_on_confirm(self) -> bool:
         return self.keep_target
@@ -244,14 +245,14 @@ class VART_OT_operate_joint_modal(_Modal, bpy.types.Operator):
     def invoke(self, context, event):
         view = _view_of(context)
         if view is None:
-            ob, name = C.active_joint(context)
-            jtype = C.joint_type_of(context, name)
-            q = C.stored(ob, name, "q")
+            ob, name = selection.active_joint(context)
+            jtype = selection.joint_type_of(context, name)
+            q = selection.stored(ob, name, "q")
             if not self.properties.is_property_set("value") and jtype and q is not None:
-                self.value = C.pad6(C.to_display(list(q), jtype, context.scene))
+                self.value = units.pad6(units.to_display(list(q), jtype, context.scene))
             return self.execute(context)
         self._view = view
-        name = C.active_joint(context)[1]
+        name = selection.active_joint(context)[1]
         xy = _mouse(view, event)
 
         def make(session):
@@ -262,20 +263,20 @@ class VART_OT_operate_joint_modal(_Modal, bpy.types.Operator):
 
     def remember(self, ctl):
         jtype = ctl.session.bridge.data.joints[ctl.joint].type
-        self.value = C.pad6(C.to_display(list(ctl.session.value), jtype, bpy.context.scene))
+        self.value = units.pad6(units.to_display(list(ctl.session.value), jtype, bpy.context.scene))
         self.dof = ctl.index
 
     def execute(self, context):
-        found = C.active_joint(context)
+        found = selection.active_joint(context)
         if found is None:
             self.report({'ERROR'}, "no active joint")
             return {'CANCELLED'}
         name = found[1]
-        jtype = C.joint_type_of(context, name)
+        jtype = selection.joint_type_of(context, name)
         if jtype is None:
             self.report({'ERROR'}, f"joint {name!r} has no valid type")
             return {'CANCELLED'}
-        q = C.to_internal(self.value, jtype, context.scene)
+        q = units.to_internal(self.value, jtype, context.scene)
         if not np.isfinite(q).all():
             self.report({'ERROR'}, f"joint {name!r}: the value must be finite, got {q}")
             return {'CANCELLED'}
@@ -284,7 +285,7 @@ class VART_OT_operate_joint_modal(_Modal, bpy.types.Operator):
             session.begin_joint(name, min(self.dof, max(len(q) - 1, 0)))
             status = session.update(np.asarray(q, float))
             _finish(self, context, session, status, self.keep_target)
-        except C.ERRORS as e:
+        except support.ERRORS as e:
             session.cancel()
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}
@@ -315,13 +316,13 @@ class VART_OT_key_pose(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return C.object_mode(cls, context)
+        return support.object_mode(cls, context)
 
     def execute(self, context):
-        from ..keying import key_pose
+        from ..animation.keying import key_pose
         try:
             res = key_pose(context.scene)
-        except C.ERRORS as e:
+        except support.ERRORS as e:
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}
         if not res.links and not res.joints:
@@ -348,7 +349,7 @@ class VART_OT_bake(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return C.object_mode(cls, context)
+        return support.object_mode(cls, context)
 
     def invoke(self, context, event):
         self._defaults(context)
@@ -362,7 +363,7 @@ class VART_OT_bake(bpy.types.Operator):
             self.frame_end = scene.frame_end
 
     def execute(self, context):
-        from ..bake import bake
+        from ..animation.bake import bake
         from ..properties import gravity_of, solver_settings, store_status
         self._defaults(context)
         scene = context.scene
@@ -371,10 +372,10 @@ class VART_OT_bake(bpy.types.Operator):
         n = max(self.frame_end - self.frame_start + 1, 1)
         wm.progress_begin(0, n)
         try:
-            res = bake(scene, self.frame_start, self.frame_end, bridge=C.bridge_for(scene),
+            res = bake(scene, self.frame_start, self.frame_end, bridge=bridge_cache.bridge_for(scene),
                        settings=settings, gravity=gravity_of(scene),
                        progress=lambda done, total: wm.progress_update(done))
-        except C.ERRORS as e:
+        except support.ERRORS as e:
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}
         finally:

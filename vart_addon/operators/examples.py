@@ -10,7 +10,8 @@
 import bpy
 from bpy.props import EnumProperty
 
-from . import _common as C
+from . import support
+from ..shared import bridge_cache, selection
 
 
 from ..examples import EXAMPLES
@@ -32,7 +33,7 @@ class VART_OT_add_example(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return C.object_mode(cls, context)
+        return support.object_mode(cls, context)
 
     def execute(self, context):
         from .. import examples as X
@@ -42,10 +43,10 @@ class VART_OT_add_example(bpy.types.Operator):
             return {'CANCELLED'}
         try:
             built = X.add_example(ex.key, context)
-        except (X.ExampleError, OSError, *C.ERRORS) as e:
+        except (X.ExampleError, OSError, *support.ERRORS) as e:
             self.report({'ERROR'}, f"{ex.label}: {e}")
             return {'CANCELLED'}
-        C.clear_bridge_cache()  # the scene changed wholesale: the next edit reads it afresh
+        bridge_cache.clear_bridge_cache()  # the scene changed wholesale: the next edit reads it afresh
         if built.driven:
             what = (f"{built.driven!r} keyed over frames {built.frames[0]}-{built.frames[1]}:"
                     " press Bake")
@@ -67,13 +68,13 @@ class VART_OT_key_joint(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return C.poll_joint(cls, context)
+        return support.poll_joint(cls, context)
 
     def execute(self, context):
-        from ..keying import key_pose
+        from ..animation.keying import key_pose
         from ..bridge import schema as S
         scene = context.scene
-        ob, name = C.active_joint(context)
+        ob, name = selection.active_joint(context)
         try:
             data = S.read_scene(ob for ob in scene.objects if S.is_link(ob))
             j = data.joints[name]
@@ -86,13 +87,13 @@ class VART_OT_key_joint(bpy.types.Operator):
             else:
                 if not any(j.target_mask):
                     # a closure's q is output only: key its target, set to where it is now
-                    done, _ = C.apply(self, context, lambda lk: lk.set_target(
+                    done, _ = support.apply(self, context, lambda lk: lk.set_target(
                         name, lk.joint_q(lk.joint(name))))
                     if done != {'FINISHED'}:
                         return done
                 res = key_pose(scene, links=[], joints=[], targets=[name])
                 what = "target"
-        except C.ERRORS as e:
+        except support.ERRORS as e:
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}
         if not res.channels:

@@ -11,16 +11,17 @@ import numpy as np
 from bpy.props import EnumProperty, FloatProperty, FloatVectorProperty
 
 from ..bridge import schema as S
-from . import _common as C
+from . import support
+from ..shared import selection, units
 
 _TARGETS = [('JOINT', "Joint", "The active joint"),
             ('LINK', "Link", "The active link: its root joint (the link is frozen in the world)")]
 
 
 def _poll_joint_or_link(cls, context) -> bool:
-    if not C.object_mode(cls, context):
+    if not support.object_mode(cls, context):
         return False
-    if C.active_joint(context) is None and C.active_link(context) is None:
+    if selection.active_joint(context) is None and selection.active_link(context) is None:
         cls.poll_message_set("Needs an active joint (Vart joint list) or an active link")
         return False
     return True
@@ -38,20 +39,20 @@ class _LockBase:
 
     def run(self, context, lock: bool):
         if self.target == 'LINK':
-            link = C.active_link(context)
+            link = selection.active_link(context)
             if link is None:
                 self.report({'ERROR'}, "the active object is not a link")
                 return {'CANCELLED'}
             name = link.name
             fn = (lambda lk: lk.lock_link(name)) if lock else (lambda lk: lk.unlock_link(name))
         else:
-            aj = C.active_joint(context)
+            aj = selection.active_joint(context)
             if aj is None:
                 self.report({'ERROR'}, "no active joint")
                 return {'CANCELLED'}
             name = aj[1]
             fn = (lambda lk: lk.lock_joint(name)) if lock else (lambda lk: lk.unlock_joint(name))
-        return C.apply(self, context, fn)[0]
+        return support.apply(self, context, fn)[0]
 
 
 class VART_OT_lock(_LockBase, bpy.types.Operator):
@@ -80,11 +81,11 @@ class _JointGoal:
 
     @classmethod
     def poll(cls, context):
-        return C.poll_joint(cls, context)
+        return support.poll_joint(cls, context)
 
     def apply(self, context, mutate):
-        name = C.active_joint(context)[1]
-        return C.apply(self, context, lambda lk: mutate(lk, name))[0]
+        name = selection.active_joint(context)[1]
+        return support.apply(self, context, lambda lk: mutate(lk, name))[0]
 
 
 class VART_OT_set_target(_JointGoal, bpy.types.Operator):
@@ -138,38 +139,38 @@ class VART_OT_set_limits(_JointGoal, bpy.types.Operator):
                                description="Upper limit per DoF")
 
     def invoke(self, context, event):
-        ob, name = C.active_joint(context)
-        jtype = C.joint_type_of(context, name)
+        ob, name = selection.active_joint(context)
+        jtype = selection.joint_type_of(context, name)
         if jtype is not None:
             try:
                 j = next(j for j in S.read_object(ob)[1] if j.name == name)
-                self.lower = C.pad6(C.to_display(j.lower, jtype, context.scene), -np.inf)
-                self.upper = C.pad6(C.to_display(j.upper, jtype, context.scene), np.inf)
+                self.lower = units.pad6(units.to_display(j.lower, jtype, context.scene), -np.inf)
+                self.upper = units.pad6(units.to_display(j.upper, jtype, context.scene), np.inf)
             except (S.SchemaError, StopIteration):
                 pass
         return context.window_manager.invoke_props_dialog(self)
 
     def execute(self, context):
-        name = C.active_joint(context)[1]
-        jtype = C.joint_type_of(context, name)
+        name = selection.active_joint(context)[1]
+        jtype = selection.joint_type_of(context, name)
         if jtype is None:
             self.report({'ERROR'}, f"joint {name!r} has no valid type")
             return {'CANCELLED'}
 
-        ob = C.active_joint(context)[0]
+        ob = selection.active_joint(context)[0]
 
         def internal(values, sign, key):
-            v = np.asarray(C.to_internal(values, jtype, context.scene))
+            v = np.asarray(units.to_internal(values, jtype, context.scene))
             raw = np.asarray(list(values)[:len(v)], float)
-            v[np.abs(raw) >= C.NO_LIMIT] = sign * np.inf
-            return np.asarray(C.keep_stored(v, raw, C.stored(ob, name, key, ()),
-                                            lambda x: C.to_display(x, jtype, context.scene)))
+            v[np.abs(raw) >= support.NO_LIMIT] = sign * np.inf
+            return np.asarray(units.keep_stored(v, raw, selection.stored(ob, name, key, ()),
+                                            lambda x: units.to_display(x, jtype, context.scene)))
 
         lo, hi = internal(self.lower, -1, "lower"), internal(self.upper, 1, "upper")
         if np.isnan(lo).any() or np.isnan(hi).any():
             self.report({'ERROR'}, f"joint {name!r}: limits must be numbers, got NaN")
             return {'CANCELLED'}
-        return C.apply(self, context, lambda lk: lk.set_limits(name, lo, hi))[0]
+        return support.apply(self, context, lambda lk: lk.set_limits(name, lo, hi))[0]
 
 
 class VART_OT_set_stiffness(_JointGoal, bpy.types.Operator):

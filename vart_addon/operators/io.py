@@ -1,5 +1,5 @@
 """Operators that move robots and set-ups in and out of files: Import URDF, Export URDF,
-Save Preset, Load Preset (File > Import / Export, see :mod:`vart_addon.io_menus`).
+Save Preset, Load Preset (File > Import / Export, see :mod:`vart_addon.io_urdf.menus`).
 
 Each is a thin wrapper of :mod:`vart_addon.io_urdf`: a refused file (malformed, unknown joint
 type, broken tree, a preset for another robot...) is an error report, CANCELLED and an
@@ -14,8 +14,9 @@ from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from ..bridge import schema as S
 from ..io_urdf import IoError
-from ..io_urdf import mesh_files
-from . import _common as C
+from ..formats.urdf import mesh_paths
+from . import support
+from ..shared import bridge_cache
 
 #: Warnings listed one by one in a report; more are counted.
 MAX_LISTED = 8
@@ -70,7 +71,7 @@ class VART_OT_import_urdf(bpy.types.Operator, ImportHelper):
 
     @classmethod
     def poll(cls, context):
-        return C.object_mode(cls, context)
+        return support.object_mode(cls, context)
 
     def invoke(self, context, event):
         if self.properties.is_property_set("filepath"):  # dropped on the viewport
@@ -85,9 +86,9 @@ class VART_OT_import_urdf(bpy.types.Operator, ImportHelper):
             return {'CANCELLED'}
         try:
             obs = import_urdf(self.filepath, context=context,
-                              search_paths=mesh_files.split_search_paths(self.search_paths),
+                              search_paths=mesh_paths.split_search_paths(self.search_paths),
                               fixed_base=self.fixed_base)
-        except (IoError, *C.ERRORS) as e:
+        except (IoError, *support.ERRORS) as e:
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}
         root = obs.get(obs.robot.root_link) or next(iter(obs.values()), None)
@@ -120,7 +121,7 @@ class VART_OT_export_urdf(bpy.types.Operator, ExportHelper):
 
     @classmethod
     def poll(cls, context):
-        return C.object_mode(cls, context)
+        return support.object_mode(cls, context)
 
     def execute(self, context):
         from ..io_urdf.exporter import export_urdf
@@ -138,7 +139,7 @@ class VART_OT_export_urdf(bpy.types.Operator, ExportHelper):
         try:
             res = export_urdf(self.filepath, context=context, name=self.robot_name or None,
                               binary=self.binary_stl, links=links)
-        except (IoError, *C.ERRORS) as e:
+        except (IoError, *support.ERRORS) as e:
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}
         summary = (f"exported {res.robot.name!r} to {res.path}: {len(res.robot.links)} links, "
@@ -159,13 +160,13 @@ class VART_OT_save_preset(bpy.types.Operator, ExportHelper):
 
     @classmethod
     def poll(cls, context):
-        return C.object_mode(cls, context)
+        return support.object_mode(cls, context)
 
     def execute(self, context):
         from ..io_urdf.presets import save_preset
         try:
             d = save_preset(self.filepath, scene=context.scene)
-        except (IoError, *C.ERRORS) as e:
+        except (IoError, *support.ERRORS) as e:
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}
         self.report({'INFO'}, f"saved preset {os.path.basename(self.filepath)}: "
@@ -190,19 +191,19 @@ class VART_OT_load_preset(bpy.types.Operator, ImportHelper):
 
     @classmethod
     def poll(cls, context):
-        return C.object_mode(cls, context)
+        return support.object_mode(cls, context)
 
     def execute(self, context):
         from ..io_urdf.presets import load_preset
         scene = context.scene
         try:
             res = load_preset(self.filepath, scene=scene, solve=self.solve,
-                              bridge=C.bridge_for(scene))
-        except (IoError, *C.ERRORS) as e:
+                              bridge=bridge_cache.bridge_for(scene))
+        except (IoError, *support.ERRORS) as e:
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}
         if res.status is not None:
-            C.report_status(self, scene, res.status)
+            support.report_status(self, scene, res.status)
         self.report({'INFO'}, f"applied preset {os.path.basename(self.filepath)}: "
                     f"{len(res.links)} virtual links, {len(res.joints)} joints, goals on "
                     f"{len(res.real_joints)} real joints and {len(res.real_links)} real links")

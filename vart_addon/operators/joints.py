@@ -12,7 +12,8 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, StringProperty
 from ..bridge import edits
 from ..bridge import schema as S
 from ..solver import se3
-from . import _common as C
+from . import support
+from ..shared import bridge_cache, selection
 
 
 class VART_OT_add_joint(bpy.types.Operator):
@@ -23,7 +24,7 @@ class VART_OT_add_joint(bpy.types.Operator):
                       "link is the parent, or the world when only one link is selected")
     bl_options = {'REGISTER', 'UNDO'}
 
-    joint_type: EnumProperty(name="Type", items=C.JOINT_TYPE_ITEMS, default="revolute",
+    joint_type: EnumProperty(name="Type", items=support.JOINT_TYPE_ITEMS, default="revolute",
                              description="Joint type (z is the main axis of its frame)")
     virtual: BoolProperty(name="Virtual", default=False,
                           description="A virtual joint expresses intent only; exports leave "
@@ -38,9 +39,9 @@ class VART_OT_add_joint(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        if not C.object_mode(cls, context):
+        if not support.object_mode(cls, context):
             return False
-        child = C.active_link(context)
+        child = selection.active_link(context)
         if child is None:
             cls.poll_message_set("Make the child link active (and select the parent link, "
                                  "or nothing else for a joint to the world)")
@@ -73,7 +74,7 @@ class VART_OT_add_joint(bpy.types.Operator):
         else:
             others = [ob for ob in context.selected_objects if ob != child]
             parent = others[0] if others else None
-        W = C.cursor_pose(scene)
+        W = selection.cursor_pose(scene)
         jtype, virtual, pitch = self.joint_type, self.virtual, self.pitch
         pname = None if parent is None else parent.name
         if parent is not None and not S.is_link(parent):
@@ -87,7 +88,7 @@ class VART_OT_add_joint(bpy.types.Operator):
                          pitch=pitch)
             return name
 
-        done, res = C.apply(self, context, mutate)
+        done, res = support.apply(self, context, mutate)
         if res is not None:
             scene.vart.active_joint = res.value
             self.report({'INFO'}, f"Added {jtype} joint {res.value!r}: "
@@ -100,11 +101,11 @@ class _JointOp:
 
     @classmethod
     def poll(cls, context):
-        return C.poll_joint(cls, context)
+        return support.poll_joint(cls, context)
 
     @staticmethod
     def joint(context) -> str:
-        return C.active_joint(context)[1]
+        return selection.active_joint(context)[1]
 
 
 class VART_OT_remove_joint(_JointOp, bpy.types.Operator):
@@ -116,7 +117,7 @@ class VART_OT_remove_joint(_JointOp, bpy.types.Operator):
 
     def execute(self, context):
         name = self.joint(context)
-        done, _ = C.apply(self, context, lambda lk: lk.remove_joint(name))
+        done, _ = support.apply(self, context, lambda lk: lk.remove_joint(name))
         if done == {'FINISHED'} and context.scene.vart.active_joint == name:
             context.scene.vart.active_joint = ""
         return done
@@ -131,7 +132,7 @@ class VART_OT_set_joint_frame_from_cursor(_JointOp, bpy.types.Operator):
     bl_options = {'REGISTER', 'UNDO'}
 
     def execute(self, context):
-        name, W = self.joint(context), C.cursor_pose(context.scene)
+        name, W = self.joint(context), selection.cursor_pose(context.scene)
 
         def mutate(lk):
             j = lk.joint(name)
@@ -141,7 +142,7 @@ class VART_OT_set_joint_frame_from_cursor(_JointOp, bpy.types.Operator):
             motion = j.jtype.motion(q, j.pitch)[0]
             lk.set_frames(name, se3.inverse(Tp) @ W, se3.inverse(poses[j.child]) @ W @ motion)
 
-        return C.apply(self, context, mutate)[0]
+        return support.apply(self, context, mutate)[0]
 
 
 class VART_OT_change_joint_type(_JointOp, bpy.types.Operator):
@@ -152,12 +153,12 @@ class VART_OT_change_joint_type(_JointOp, bpy.types.Operator):
                       "the mechanism is solved")
     bl_options = {'REGISTER', 'UNDO'}
 
-    joint_type: EnumProperty(name="Type", items=C.JOINT_TYPE_ITEMS, default="revolute",
+    joint_type: EnumProperty(name="Type", items=support.JOINT_TYPE_ITEMS, default="revolute",
                              description="New joint type")
 
     def execute(self, context):
         name, jtype = self.joint(context), self.joint_type
-        return C.apply(self, context, lambda lk: lk.set_joint_type(name, jtype), solve=True)[0]
+        return support.apply(self, context, lambda lk: lk.set_joint_type(name, jtype), solve=True)[0]
 
 
 class VART_OT_invert_joint(_JointOp, bpy.types.Operator):
@@ -169,7 +170,7 @@ class VART_OT_invert_joint(_JointOp, bpy.types.Operator):
 
     def execute(self, context):
         name = self.joint(context)
-        return C.apply(self, context, lambda lk: lk.invert_joint(name))[0]
+        return support.apply(self, context, lambda lk: lk.invert_joint(name))[0]
 
 
 class _TreeFlagOp(_JointOp):
@@ -179,10 +180,10 @@ class _TreeFlagOp(_JointOp):
 
     @classmethod
     def poll(cls, context):
-        if not C.poll_joint(cls, context):
+        if not support.poll_joint(cls, context):
             return False
-        ob, name = C.active_joint(context)
-        if C.stored(ob, name, "tree", True) is cls.want_tree:
+        ob, name = selection.active_joint(context)
+        if selection.stored(ob, name, "tree", True) is cls.want_tree:
             kind = "tree" if cls.want_tree else "closure"
             cls.poll_message_set(f"Joint {name!r} is already a {kind} joint")
             return False
@@ -192,7 +193,7 @@ class _TreeFlagOp(_JointOp):
         name = self.joint(context)
         mutate = (lambda lk: lk.make_tree(name)) if self.want_tree else \
             (lambda lk: lk.make_closure(name))
-        return C.apply(self, context, mutate)[0]
+        return support.apply(self, context, mutate)[0]
 
 
 class VART_OT_make_tree_joint(_TreeFlagOp, bpy.types.Operator):
@@ -225,13 +226,13 @@ class VART_OT_merge_joint(_JointOp, bpy.types.Operator):
         name = self.joint(context)
 
         def go():
-            res = edits.merge_joint(context.scene, name, bridge=C.bridge_for(context.scene),
-                                    **C.solve_kw(context.scene))
+            res = edits.merge_joint(context.scene, name, bridge=bridge_cache.bridge_for(context.scene),
+                                    **bridge_cache.solve_kw(context.scene))
             if context.scene.vart.active_joint == name:
                 context.scene.vart.active_joint = ""
             self.report({'INFO'}, f"Link {res.value!r} welded (joint {name!r} merged)")
             return {'FINISHED'}
-        return C.run(self, go)
+        return support.run(self, go)
 
 
 classes = (VART_OT_add_joint, VART_OT_remove_joint, VART_OT_set_joint_frame_from_cursor,

@@ -9,7 +9,8 @@ from bpy.props import (BoolProperty, EnumProperty, FloatProperty, FloatVectorPro
 
 from ..bridge import edits
 from ..bridge import schema as S
-from . import _common as C
+from . import support
+from ..shared import bridge_cache, selection, units
 
 
 class VART_OT_make_links(bpy.types.Operator):
@@ -25,7 +26,7 @@ class VART_OT_make_links(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        if not C.object_mode(cls, context):
+        if not support.object_mode(cls, context):
             return False
         if not context.selected_objects:
             cls.poll_message_set("Select the objects to make links")
@@ -42,7 +43,7 @@ class VART_OT_make_links(bpy.types.Operator):
             self.report({'INFO'}, f"{len(made)} new link{'s' if len(made) != 1 else ''}"
                         + (f": {', '.join(made)}" if made else ""))
             return {'FINISHED'}
-        return C.run(self, go)
+        return support.run(self, go)
 
 
 class VART_OT_add_virtual_link(bpy.types.Operator):
@@ -57,18 +58,18 @@ class VART_OT_add_virtual_link(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return C.object_mode(cls, context)
+        return support.object_mode(cls, context)
 
     def execute(self, context):
         def go():
-            ob = edits.add_virtual_link(self.name, C.cursor_pose(context.scene),
+            ob = edits.add_virtual_link(self.name, selection.cursor_pose(context.scene),
                                         context.collection or context.scene.collection)
             for other in context.selected_objects:
                 other.select_set(False)
             ob.select_set(True)
             context.view_layer.objects.active = ob
             return {'FINISHED'}
-        return C.run(self, go)
+        return support.run(self, go)
 
 
 class VART_OT_make_ground_link(bpy.types.Operator):
@@ -80,11 +81,11 @@ class VART_OT_make_ground_link(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return C.poll_link(cls, context)
+        return support.poll_link(cls, context)
 
     def execute(self, context):
         name = context.active_object.name
-        return C.apply(self, context, lambda lk: lk.make_ground_link(name))[0]
+        return support.apply(self, context, lambda lk: lk.make_ground_link(name))[0]
 
 
 class VART_OT_split_link(bpy.types.Operator):
@@ -99,7 +100,7 @@ class VART_OT_split_link(bpy.types.Operator):
                              "(empty: the link's name with .part)")
     joint_name: StringProperty(name="Joint", description="Name of the new joint (empty: "
                                "link-new link)")
-    joint_type: EnumProperty(name="Type", items=C.JOINT_TYPE_ITEMS, default="fixed",
+    joint_type: EnumProperty(name="Type", items=support.JOINT_TYPE_ITEMS, default="fixed",
                              description="Type of the joint between the two parts")
     take_active_joint: BoolProperty(
         name="Take Active Joint", default=False,
@@ -107,28 +108,28 @@ class VART_OT_split_link(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return C.poll_link(cls, context)
+        return support.poll_link(cls, context)
 
     def execute(self, context):
         ob = context.active_object
         moving = []
         if self.take_active_joint:
-            aj = C.active_joint(context)
-            if aj is None or aj[1] not in C.joints_of_link(context.scene, ob):
+            aj = selection.active_joint(context)
+            if aj is None or aj[1] not in selection.joints_of_link(context.scene, ob):
                 self.report({'ERROR'}, f"the active joint is not attached to link {ob.name!r}")
                 return {'CANCELLED'}
             moving.append(aj[1])
 
         def go():
-            res = edits.split_link(context.scene, ob.name, C.cursor_pose(context.scene),
+            res = edits.split_link(context.scene, ob.name, selection.cursor_pose(context.scene),
                                    joints=moving, new_name=self.new_name,
                                    joint_name=self.joint_name, jtype=self.joint_type,
                                    collection=context.collection,
-                                   bridge=C.bridge_for(context.scene),
-                                   **C.solve_kw(context.scene))
+                                   bridge=bridge_cache.bridge_for(context.scene),
+                                   **bridge_cache.solve_kw(context.scene))
             context.scene.vart.active_joint = res.value[1]
             return {'FINISHED'}
-        return C.run(self, go)
+        return support.run(self, go)
 
 
 class VART_OT_set_mass(bpy.types.Operator):
@@ -145,7 +146,7 @@ class VART_OT_set_mass(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return C.poll_link(cls, context)
+        return support.poll_link(cls, context)
 
     def invoke(self, context, event):
         try:
@@ -163,9 +164,9 @@ class VART_OT_set_mass(bpy.types.Operator):
             cur_mass, cur_com = [link.get("mass")], list(link.get("com", ()))
         except (KeyError, TypeError, AttributeError):
             cur_mass, cur_com = [], []
-        mass = C.keep_stored([float(self.mass)], [self.mass], cur_mass)[0]
-        com = tuple(C.keep_stored(list(self.com), list(self.com), cur_com))
-        return C.apply(self, context, lambda lk: lk.set_mass(name, mass, com))[0]
+        mass = units.keep_stored([float(self.mass)], [self.mass], cur_mass)[0]
+        com = tuple(units.keep_stored(list(self.com), list(self.com), cur_com))
+        return support.apply(self, context, lambda lk: lk.set_mass(name, mass, com))[0]
 
 
 classes = (VART_OT_make_links, VART_OT_add_virtual_link, VART_OT_make_ground_link,

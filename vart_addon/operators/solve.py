@@ -8,7 +8,8 @@ import bpy
 import numpy as np
 from bpy.props import FloatVectorProperty
 
-from . import _common as C
+from . import support
+from ..shared import bridge_cache, selection, units
 
 
 class VART_OT_operate_joint(bpy.types.Operator):
@@ -24,27 +25,27 @@ class VART_OT_operate_joint(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return C.poll_joint(cls, context)
+        return support.poll_joint(cls, context)
 
     def invoke(self, context, event):
-        ob, name = C.active_joint(context)
-        jtype = C.joint_type_of(context, name)
-        q = C.stored(ob, name, "q")
+        ob, name = selection.active_joint(context)
+        jtype = selection.joint_type_of(context, name)
+        q = selection.stored(ob, name, "q")
         if jtype is not None and q is not None:
             try:
-                self.value = C.pad6(C.to_display(list(q), jtype, context.scene))
+                self.value = units.pad6(units.to_display(list(q), jtype, context.scene))
             except (TypeError, ValueError):
                 pass
         return context.window_manager.invoke_props_dialog(self)
 
     def execute(self, context):
         scene = context.scene
-        name = C.active_joint(context)[1]
-        jtype = C.joint_type_of(context, name)
+        name = selection.active_joint(context)[1]
+        jtype = selection.joint_type_of(context, name)
         if jtype is None:
             self.report({'ERROR'}, f"joint {name!r} has no valid type")
             return {'CANCELLED'}
-        q = C.to_internal(self.value, jtype, scene)
+        q = units.to_internal(self.value, jtype, scene)
         if not q:
             self.report({'ERROR'}, f"joint {name!r} is {jtype}: it has no value to operate")
             return {'CANCELLED'}
@@ -52,7 +53,7 @@ class VART_OT_operate_joint(bpy.types.Operator):
             self.report({'ERROR'}, f"joint {name!r}: the value must be finite, got {q}")
             return {'CANCELLED'}
 
-        return C.apply(self, context, lambda lk: lk.set_target(name, q), solve=True,
+        return support.apply(self, context, lambda lk: lk.set_target(name, q), solve=True,
                        quiet=False)[0]
 
 
@@ -65,10 +66,10 @@ class VART_OT_solve(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return C.object_mode(cls, context)
+        return support.object_mode(cls, context)
 
     def execute(self, context):
-        return C.apply(self, context, lambda lk: None, solve=True, quiet=False)[0]
+        return support.apply(self, context, lambda lk: None, solve=True, quiet=False)[0]
 
 
 classes = (VART_OT_operate_joint, VART_OT_solve)
@@ -78,5 +79,5 @@ register, _unregister_classes = bpy.utils.register_classes_factory(classes)
 
 
 def unregister() -> None:
-    C.clear_bridge_cache()
+    bridge_cache.clear_bridge_cache()
     _unregister_classes()

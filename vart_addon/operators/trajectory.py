@@ -1,5 +1,5 @@
 """Export Trajectory and Import Trajectory (File > Export / Import, the sidebar's Animation
-panel): thin wrappers of :mod:`vart_addon.trajectory_bpy`.
+panel): thin wrappers of :mod:`vart_addon.io_trajectory`.
 
 - ``vart.export_trajectory``: the joint values of a frame range (default: the scene's) as CSV,
   ROS JointTrajectory JSON or Klampt path, chosen by ``file_format`` or by the extension typed
@@ -22,7 +22,8 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
-from . import _common as C
+from . import support
+from ..shared import bridge_cache
 from .io import report_warnings
 
 FORMAT_ITEMS = [
@@ -83,7 +84,7 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
 
     @classmethod
     def poll(cls, context):
-        return C.object_mode(cls, context)
+        return support.object_mode(cls, context)
 
     def _defaults(self, context):
         scene = context.scene
@@ -108,7 +109,7 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
         return ExportHelper.check(self, context) or changed
 
     def execute(self, context):
-        from ..trajectory_bpy import export_trajectory
+        from ..io_trajectory import export_trajectory
         self._defaults(context)
         if not self.filepath or os.path.isdir(self.filepath):
             self.report({'ERROR'}, "choose a file to export to")
@@ -126,7 +127,7 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
                                     every_frame=self.every_frame,
                                     angle_step=self.angle_step, length_step=self.length_step,
                                     refuse_violations=self.refuse_violations)
-        except C.ERRORS as e:
+        except support.ERRORS as e:
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}
         w = res.written
@@ -159,7 +160,7 @@ class VART_OT_import_trajectory(bpy.types.Operator, ImportHelper):
 
     @classmethod
     def poll(cls, context):
-        return C.object_mode(cls, context)
+        return support.object_mode(cls, context)
 
     def _defaults(self, context):
         if not self.properties.is_property_set("start_frame"):
@@ -173,7 +174,7 @@ class VART_OT_import_trajectory(bpy.types.Operator, ImportHelper):
         import dataclasses
 
         from ..properties import gravity_of, solver_settings
-        from ..trajectory_bpy import import_trajectory
+        from ..io_trajectory import import_trajectory
         self._defaults(context)
         if not self.filepath or os.path.isdir(self.filepath):
             self.report({'ERROR'}, "choose a trajectory file (.csv, .json or .path)")
@@ -191,10 +192,10 @@ class VART_OT_import_trajectory(bpy.types.Operator, ImportHelper):
         try:
             res = import_trajectory(
                 scene, self.filepath, start_frame=self.start_frame, bake=self.bake,
-                bridge=C.bridge_for(scene),
+                bridge=bridge_cache.bridge_for(scene),
                 settings=dataclasses.replace(solver_settings(scene), max_ms=None),
                 gravity=gravity_of(scene), progress=progress)
-        except C.ERRORS as e:
+        except support.ERRORS as e:
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}
         finally:

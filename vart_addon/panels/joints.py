@@ -140,7 +140,7 @@ class VART_PT_active_joint(C.Panel, bpy.types.Panel):
     def draw(self, context):
         layout = self.layout
         scene = context.scene
-        ob, j = live.active_joint(context)
+        ob, j = live.active_joint_data(context)
         if j is None:
             name = C.settings(context).active_joint
             if ob is not None:

@@ -30,20 +30,20 @@ from bpy.props import FloatProperty, FloatVectorProperty, PointerProperty
 
 from ..bridge import SchemaError, schema
 from ..solver.text import float32_clean
-from ..operators import _common as ops
+from ..shared import selection, units
 from . import common as C
 
 MAX_DOF = 6
 
 
-def active_joint(context=None):
+def active_joint_data(context=None):
     """(child object, JointData) of the joint the operators act on (``scene.vart.active_joint``,
     or the single joint of the active link), or (None, None); (ob, None) if its data does not
     validate."""
     context = context if context is not None else bpy.context
     if C.settings(context) is None:
         return None, None
-    found = ops.active_joint(context)
+    found = selection.active_joint(context)
     if found is None:
         return None, None
     ob, name = found
@@ -57,7 +57,7 @@ def operate(scene, joint, q) -> str:
     area)."""
     if not C.has_operator("vart.operate_joint"):
         return "the Operate Joint operator is not available"
-    kw = {"value": ops.pad6(ops.to_display(q, joint.type, scene))}
+    kw = {"value": units.pad6(units.to_display(q, joint.type, scene))}
     try:
         result = bpy.ops.vart.operate_joint(**kw)
     except RuntimeError as e:  # the operator reported an error
@@ -69,7 +69,7 @@ def operate(scene, joint, q) -> str:
 
 def _dof_get(i: int):
     def get(self):
-        _, j = active_joint()
+        _, j = active_joint_data()
         if j is None or i >= len(j.q):
             return 0.0
         return float(j.q[i])
@@ -79,7 +79,7 @@ def _dof_get(i: int):
 def _dof_set(i: int):
     def set_(self, value):
         scene = bpy.context.scene
-        _, j = active_joint()
+        _, j = active_joint_data()
         if j is None or i >= len(j.q) or not math.isfinite(value):
             return
         if abs(float(j.q[i]) - value) <= 0.0:

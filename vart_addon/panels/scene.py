@@ -99,7 +99,7 @@ class VART_PT_scene(C.Panel, bpy.types.Panel):
         col.enabled = sv.gravity_enabled
         col.prop(sv, "gravity")
         layout.prop(sv, "overlay_enabled")
-        from ..io_menus import draw_sidebar  # robots and presets in and out
+        from ..io_urdf.menus import draw_sidebar  # robots and presets in and out
         draw_sidebar(layout)
 
 

@@ -21,11 +21,9 @@ Modules:
   :mod:`.planar`), :mod:`.goals`,
   :mod:`.evaluation` (a group's goals at a configuration), :mod:`.pdls`, :mod:`.stepper` (one
   step), :mod:`.solver` (the loop) and :mod:`.status` (what a solve reports);
-- :mod:`.urdf` (format layer; the model in :mod:`.urdf_base`, :mod:`.urdf_geometry`,
-  :mod:`.urdf_model`, :mod:`.urdf_kinematics`), :mod:`.urdf_linkage` (URDF to linkage) and
-  :mod:`.urdf_linkage_export` (linkage to URDF); :mod:`.trajectory` and :mod:`.trajectory_io`
-  (joint trajectories: decimation, limits, CSV, ROS JSON, Klampt path); :mod:`.atomic` (atomic
-  file writes).
+- :mod:`.text` (values and parse errors as text, alike under numpy 1 and 2).
+
+File formats (URDF, trajectories, STL) are :mod:`vart_addon.formats`, one layer up.
 
 Speed: the drag loop is a few hundred numpy calls on small arrays, so the per-call cost is what
 counts. Hot paths multiply 1-D and 2-D arrays with ``a.dot(b)`` rather than ``a @ b`` (same

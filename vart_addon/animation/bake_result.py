@@ -1,0 +1,123 @@
+"""The outcome of a bake: what it did (:class:`BakeResult`) or why it could not run
+(:class:`BakeError`).
+
+Frames where a goal was unmet are in :attr:`BakeResult.unmet` (frame -> goal names), summarized
+by :meth:`BakeResult.summary`, and per level by :meth:`BakeResult.level_status` (what the
+operator stores in the scene's status).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..bridge import BridgeError
+from ..solver import LevelStatus, SolveStatus
+from ..solver import goals as G
+
+
+class BakeError(BridgeError):
+    """A bake that cannot run (empty range, nothing animated, a failed solve...): nothing
+    was keyed."""
+
+
+# ---- the result -------------------------------------------------------------------------------
+def frame_ranges(frames) -> str:
+    """``[1, 2, 3, 7]`` -> ``"1-3, 7"``."""
+    frames = sorted(set(int(f) for f in frames))
+    out, i = [], 0
+    while i < len(frames):
+        j = i
+        while j + 1 < len(frames) and frames[j + 1] == frames[j] + 1:
+            j += 1
+        out.append(str(frames[i]) if i == j else f"{frames[i]}-{frames[j]}")
+        i = j + 1
+    return ", ".join(out)
+
+
+#: The level of a goal, from the first word of the solver's goal names.
+_LEVEL_OF = {"invariant": G.INVARIANT, "mimic": G.INVARIANT, "limit": G.LIMIT, "lock": G.LOCK,
+             "target": G.TARGET, "posture": G.POSTURE}
+
+
+@dataclass
+class BakeResult:
+    """What :func:`.bake.bake` did. ``unmet``: frame -> names of goals not met there (invariant,
+    limit, lock and target levels); ``stuck``: frame -> joints no DoF could move;
+    ``statuses``: the SolveStatus of every frame; ``kept``: input curves left as they were
+    (``"object: data_path[index]"``); ``input_error``: per input goal, its largest error
+    over the frames; ``curves`` / ``keys``: F-curves and keys written."""
+
+    frame_start: int
+    frame_end: int
+    inputs: list = field(default_factory=list)
+    unmet: dict = field(default_factory=dict)
+    stuck: dict = field(default_factory=dict)
+    statuses: list = field(default_factory=list)
+    kept: list = field(default_factory=list)
+    input_error: dict = field(default_factory=dict)
+    links: int = 0
+    joints: int = 0
+    curves: int = 0
+    keys: int = 0
+    solve_ms: float = 0.0
+    total_ms: float = 0.0
+
+    @property
+    def frames(self) -> int:
+        return self.frame_end - self.frame_start + 1
+
+    @property
+    def fps(self) -> float:
+        """Frames baked per second, everything included."""
+        return self.frames / (self.total_ms / 1e3) if self.total_ms > 0 else float("inf")
+
+    def goals_unmet(self) -> dict:
+        """Goal name -> frames where it was unmet (first seen first)."""
+        out: dict = {}
+        for f in sorted(self.unmet):
+            for g in self.unmet[f]:
+                out.setdefault(g, []).append(f)
+        return out
+
+    def summary(self, most: int = 3) -> str:
+        head = (f"Baked frames {self.frame_start}-{self.frame_end} ({self.frames} frames, "
+                f"{self.fps:.0f}/s): {self.links} links and {self.joints} joint values, "
+                f"{self.keys} keys in {self.curves} F-curves")
+        goals = self.goals_unmet()
+        if not goals:
+            return head
+        parts = [f"{g} (frames {frame_ranges(fs)})" for g, fs in list(goals.items())[:most]]
+        more = len(goals) - most
+        tail = f"; and {more} more goals (see the Vart status)" if more > 0 else ""
+        return (f"{head}. Goals unmet on {len(self.unmet)} of {self.frames} frames: "
+                + "; ".join(parts) + tail)
+
+    def level_status(self) -> SolveStatus:
+        """The whole bake as one SolveStatus: per level, whether it was active, its largest
+        error over the frames, and its unmet goals as ``"goal (frames a-b, c)"``."""
+        levels = [LevelStatus(n) for n in G.LEVEL_NAMES]
+        out = SolveStatus(levels=levels, converged=True)
+        per_goal: list[dict] = [{} for _ in levels]
+        for k, st in enumerate(self.statuses):
+            f = self.frame_start + k
+            out.iterations += st.iterations
+            out.ms += st.ms
+            out.converged &= st.converged
+            out.stalled |= st.stalled
+            out.out_of_budget |= st.out_of_budget
+            for i, lv in enumerate(st.levels):
+                agg = levels[i]
+                agg.active |= lv.active
+                agg.error = max(agg.error, lv.error)
+                agg.max_goal_error = max(agg.max_goal_error, lv.max_goal_error)
+                agg.iterations = max(agg.iterations, lv.iterations)
+                if i == G.POTENTIAL or i == G.POSTURE:
+                    agg.satisfied &= lv.satisfied
+            for g in self.unmet.get(f, ()):
+                i = _LEVEL_OF.get(g.split(" ", 1)[0], G.TARGET)
+                per_goal[i].setdefault(g, []).append(f)
+        for i, goals in enumerate(per_goal):
+            levels[i].unmet = [f"{g} (frames {frame_ranges(fs)})" for g, fs in goals.items()]
+            if i not in (G.POTENTIAL, G.POSTURE):
+                levels[i].satisfied = not goals
+        out.stuck = sorted({n for names in self.stuck.values() for n in names})
+        return out

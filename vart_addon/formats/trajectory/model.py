@@ -1,0 +1,341 @@
+"""Joint trajectories for export: the data, unwrapping, waypoint decimation and limit checks.
+
+Plain Python + numpy. Units everywhere: time in seconds, angular joints in radians (rad, rad/s),
+linear joints in metres (m, m/s). The file formats live in :mod:`.files`.
+
+A typical export (what :func:`.files.export_trajectory` does)::
+
+    traj = Trajectory(names, times, positions, kinds=..., virtual=...)   # from the bake
+    full = unwrap(select(traj))               # real joints only, continuous joints unwrapped
+    problems = check_limits(full)             # report these by joint and time
+    save_trajectory(decimate(full), "motion.csv")
+
+Errors are :class:`ValueError` with a message naming the joint, sample or argument at fault.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import unicodedata
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ...solver.text import show
+
+__all__ = ["Trajectory", "Violation", "KINDS", "UNITS", "unwrap", "waypoint_indices", "decimate",
+           "select", "check_limits", "format_violations"]
+
+KINDS = ("angular", "linear")
+UNITS = {"angular": "rad", "linear": "m"}
+_TWO_PI = 2.0 * math.pi
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Trajectory:
+    """Positions of named joints sampled at increasing times. Immutable (arrays are read-only).
+
+    - ``joint_names``: unique non-empty names, one per column.
+    - ``times``: shape (n,), seconds, finite, strictly increasing. n may be 0 (an empty bake);
+      writers refuse to write an empty trajectory.
+    - ``positions``: shape (n, m), finite; radians for angular joints, metres for linear ones.
+    - ``kinds``: per joint "angular" (rad) or "linear" (m); default all angular.
+    - ``continuous``: per joint, True for an unbounded revolute (angular only, no position limits);
+      :func:`unwrap` makes its values continuous. Default all False.
+    - ``lower`` / ``upper``: per-joint position limits (rad or m), may be -inf / +inf (default).
+    - ``velocity_limits``: per joint a positive bound on |velocity| (rad/s or m/s) or None (none).
+    - ``virtual``: per joint, True for a virtual joint (left out of exports by :func:`select`).
+    """
+
+    joint_names: Sequence[str]
+    times: np.ndarray
+    positions: np.ndarray
+    kinds: Optional[Sequence[str]] = None
+    continuous: Optional[Sequence[bool]] = None
+    lower: Optional[Sequence[float]] = None
+    upper: Optional[Sequence[float]] = None
+    velocity_limits: Optional[Sequence[Optional[float]]] = None
+    virtual: Optional[Sequence[bool]] = None
+
+    def __post_init__(self):
+        setf = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
+        names = tuple(self.joint_names) if not isinstance(self.joint_names, str) else None
+        if names is None or not all(isinstance(n, str) for n in names):
+            raise ValueError("joint_names must be a sequence of strings")
+        for n in names:
+            if not n or n != n.strip() or any(unicodedata.category(c) in ("Cc", "Cs") for c in n):
+                raise ValueError(f"joint name {n!r} must be non-empty text without surrounding "
+                                 "spaces or control characters")
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ValueError(f"duplicate joint names: {', '.join(map(repr, dup))}")
+        m = len(names)
+        setf("joint_names", names)
+
+        t = _float_array(self.times, "times")
+        if t.ndim != 1:
+            raise ValueError(f"times must be one-dimensional, got shape {t.shape}")
+        n = t.shape[0]
+        p = _float_array(self.positions, "positions")
+        if p.size == 0 and p.ndim < 2:
+            p = p.reshape(n, m)
+        if p.shape != (n, m):
+            raise ValueError(f"positions have shape {p.shape}, expected (n_times, n_joints) = "
+                             f"({n}, {m})")
+        _finite(t, "times", lambda i: f"sample {i}")
+        _finite(p, "positions", lambda i: f"joint {names[i[1]]!r} at t={show(t[i[0]])} s")
+        back = np.flatnonzero(np.diff(t) <= 0)
+        if back.size:
+            i = int(back[0])
+            raise ValueError(f"times must be strictly increasing: sample {i + 1} "
+                             f"(t={show(t[i + 1])} s) does not come after t={show(t[i])} s")
+        setf("times", _frozen(t))
+        setf("positions", _frozen(p))
+
+        kinds = _per_joint(self.kinds, m, "kinds", "angular")
+        for name, k in zip(names, kinds):
+            if k not in KINDS:
+                raise ValueError(f"joint {name!r}: kind {k!r} must be 'angular' or 'linear'")
+        setf("kinds", kinds)
+        setf("continuous", tuple(bool(c) for c in _per_joint(self.continuous, m, "continuous", False)))
+        setf("virtual", tuple(bool(v) for v in _per_joint(self.virtual, m, "virtual", False)))
+
+        lo = _limits(self.lower, m, "lower", -math.inf)
+        hi = _limits(self.upper, m, "upper", math.inf)
+        for j, name in enumerate(names):
+            if lo[j] > hi[j]:
+                raise ValueError(f"joint {name!r}: lower limit {show(lo[j])} is above upper {show(hi[j])}")
+            if self.continuous[j]:
+                if kinds[j] != "angular":
+                    raise ValueError(f"joint {name!r}: only angular joints can be continuous")
+                if math.isfinite(lo[j]) or math.isfinite(hi[j]):
+                    raise ValueError(f"joint {name!r}: a continuous joint has no position limits")
+        setf("lower", _frozen(lo))
+        setf("upper", _frozen(hi))
+
+        vel = []
+        for name, v in zip(names, _per_joint(self.velocity_limits, m, "velocity_limits", None)):
+            if v is not None:
+                try:
+                    v = float(v)
+                except (TypeError, ValueError):
+                    raise ValueError(f"joint {name!r}: velocity limit {show(v)} is not a number") from None
+                if not v > 0:  # also NaN
+                    raise ValueError(f"joint {name!r}: velocity limit {show(v)} must be positive "
+                                     "(None for no limit)")
+            vel.append(v)
+        setf("velocity_limits", tuple(vel))
+
+    # ------------------------------------------------------------ views
+
+    @property
+    def n_times(self) -> int:
+        return int(self.times.shape[0])
+
+    @property
+    def n_joints(self) -> int:
+        return len(self.joint_names)
+
+    @property
+    def units(self) -> tuple:
+        """Per joint "rad" or "m"."""
+        return tuple(UNITS[k] for k in self.kinds)
+
+    def replace(self, **changes) -> "Trajectory":
+        """A copy with some fields changed (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+    def rows(self, index) -> "Trajectory":
+        """The samples at ``index`` (indices, slice or boolean mask), same joints."""
+        return self.replace(times=self.times[index], positions=self.positions[index])
+
+    def columns(self, index: Sequence[int]) -> "Trajectory":
+        """The joints at the given column indices, in that order, with their metadata."""
+        idx = [int(i) for i in index]
+        pick = lambda seq: [seq[i] for i in idx]  # noqa: E731
+        return Trajectory(pick(self.joint_names), self.times, self.positions[:, idx],
+                          pick(self.kinds), pick(self.continuous), self.lower[idx],
+                          self.upper[idx], pick(self.velocity_limits), pick(self.virtual))
+
+    def __eq__(self, other):
+        if not isinstance(other, Trajectory):
+            return NotImplemented
+        return (self.joint_names == other.joint_names and self.kinds == other.kinds
+                and self.continuous == other.continuous and self.virtual == other.virtual
+                and self.velocity_limits == other.velocity_limits
+                and all(np.array_equal(getattr(self, f), getattr(other, f))
+                        for f in ("times", "positions", "lower", "upper")))
+
+    __hash__ = None
+
+
+def _float_array(x, what: str) -> np.ndarray:
+    try:
+        a = np.array(x, dtype=float)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{what} must be numbers: {e}") from None
+    return a
+
+
+def _finite(a: np.ndarray, what: str, where) -> None:
+    bad = np.argwhere(~np.isfinite(a))
+    if bad.size:
+        i = tuple(int(k) for k in bad[0])
+        i = i[0] if len(i) == 1 else i
+        raise ValueError(f"{what} must be finite: {show(a[i])} ({where(i)})")
+
+
+def _per_joint(x, m: int, what: str, default) -> tuple:
+    if x is None:
+        return (default,) * m
+    if isinstance(x, (str, bytes)):
+        raise ValueError(f"{what} must be a sequence with one entry per joint")
+    vals = tuple(x.tolist() if isinstance(x, np.ndarray) else x)
+    if len(vals) != m:
+        raise ValueError(f"{what} has {len(vals)} entries for {m} joints")
+    return vals
+
+
+def _limits(x, m: int, what: str, default: float) -> np.ndarray:
+    a = _float_array([default] * m if x is None else x, f"{what} limits")
+    if a.shape != (m,):
+        raise ValueError(f"{what} limits have shape {a.shape} for {m} joints")
+    if np.isnan(a).any():
+        raise ValueError(f"{what} limits must not be NaN (use ±inf for no limit)")
+    return a
+
+
+# ---------------------------------------------------------------- processing
+
+
+def unwrap(traj: Trajectory) -> Trajectory:
+    """Continuous joints made continuous in time: each sample is shifted by a whole number of
+    turns so consecutive samples differ by at most pi. The first sample keeps its value, and
+    values are never wrapped back into [-pi, pi] (10 turns export as 0 .. 20 pi). Samples that
+    need no shift keep their exact value. Other joints are returned unchanged."""
+    cols = [j for j, c in enumerate(traj.continuous) if c]
+    if not cols or traj.n_times < 2:
+        return traj
+    p = traj.positions.copy()
+    d = np.diff(p[:, cols], axis=0)
+    turns = np.cumsum(-np.round(d / _TWO_PI), axis=0)
+    p[1:, cols] = p[1:, cols] + _TWO_PI * turns
+    return traj.replace(positions=p)
+
+
+def _thresholds(traj: Trajectory, angle_step: float, length_step: float) -> np.ndarray:
+    for what, v in (("angle_step", angle_step), ("length_step", length_step)):
+        ok = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+        if not (ok and math.isfinite(v) and v > 0):
+            raise ValueError(f"{what} must be a positive finite number, got {show(v)}")
+    return np.array([angle_step if k == "angular" else length_step for k in traj.kinds], float)
+
+
+def waypoint_indices(traj: Trajectory, angle_step: float = math.radians(2.0),
+                     length_step: float = 0.02, every_frame: bool = False) -> np.ndarray:
+    """Indices of the samples kept as waypoints: the first and the last always; in between, a
+    sample whenever any joint has moved at least its threshold since the last waypoint
+    (``angle_step`` rad for angular joints, ``length_step`` m for linear ones); every sample
+    if ``every_frame``. Movement is the plain difference of values: :func:`unwrap` first.
+
+    So between consecutive waypoints no joint moves more than its threshold plus one sample's
+    motion, and the samples skipped in between stay within the threshold of the earlier one."""
+    thr = _thresholds(traj, angle_step, length_step)
+    n = traj.n_times
+    if every_frame or n <= 2:
+        return np.arange(n)
+    p = traj.positions
+    keep, last = [0], p[0]
+    for i in range(1, n - 1):
+        if (np.abs(p[i] - last) >= thr).any():
+            keep.append(i)
+            last = p[i]
+    keep.append(n - 1)
+    return np.array(keep)
+
+
+def decimate(traj: Trajectory, angle_step: float = math.radians(2.0), length_step: float = 0.02,
+             every_frame: bool = False) -> Trajectory:
+    """The trajectory at its waypoints only (see :func:`waypoint_indices`)."""
+    return traj.rows(waypoint_indices(traj, angle_step, length_step, every_frame))
+
+
+def select(traj: Trajectory, include_virtual: bool = False) -> Trajectory:
+    """The joints to export: the real ones, plus the virtual ones if ``include_virtual``.
+    Raises ValueError when nothing is left to export."""
+    if traj.n_joints == 0:
+        raise ValueError("nothing to export: the trajectory has no joints")
+    idx = [j for j, v in enumerate(traj.virtual) if include_virtual or not v]
+    if not idx:
+        raise ValueError(f"nothing to export: all {traj.n_joints} joints are virtual "
+                         "(include virtual joints to export them)")
+    return traj if len(idx) == traj.n_joints else traj.columns(idx)
+
+
+# ---------------------------------------------------------------- limits
+
+
+@dataclasses.dataclass(frozen=True)
+class Violation:
+    """One sample beyond a limit. ``kind`` "position": ``value`` is the position at ``time``
+    and ``limit`` the lower or upper bound it crosses (rad or m). ``kind`` "velocity": ``value``
+    is the finite-difference velocity from ``time`` to the next sample and ``limit`` the signed
+    bound it exceeds (rad/s or m/s)."""
+
+    joint: str
+    time: float
+    kind: str
+    value: float
+    limit: float
+
+
+def check_limits(traj: Trajectory, tol: float = 1e-9) -> list:
+    """Every position outside [lower - tol, upper + tol] and every velocity (difference of
+    consecutive samples over their time step) with |v| > limit + tol, as :class:`Violation` s
+    sorted by time, then by joint order. ``tol`` is in the joint's units (rad, m, per s).
+    Velocities are plain differences: :func:`unwrap` continuous joints first."""
+    found = []
+    p, t = traj.positions, traj.times
+    for j, name in enumerate(traj.joint_names):
+        for bound, sign in ((traj.lower[j], -1.0), (traj.upper[j], 1.0)):
+            if math.isfinite(bound):
+                for i in np.flatnonzero(sign * (p[:, j] - bound) > tol):
+                    found.append((int(i), j, Violation(name, float(t[i]), "position",
+                                                       float(p[i, j]), float(bound))))
+        vmax = traj.velocity_limits[j]
+        if vmax is not None and traj.n_times > 1:
+            v = np.diff(p[:, j]) / np.diff(t)
+            for i in np.flatnonzero(np.abs(v) > vmax + tol):
+                found.append((int(i), j, Violation(name, float(t[i]), "velocity", float(v[i]),
+                                                   math.copysign(vmax, v[i]))))
+    found.sort(key=lambda x: (x[0], x[1], x[2].kind))
+    return [v for _, _, v in found]
+
+
+def format_violations(violations: Sequence[Violation], units: Optional[dict] = None,
+                      max_lines: int = 20) -> list:
+    """Human-readable lines, one per joint and crossed limit, giving the first and last time:
+    ``knee: position above 1.5708 rad at t=1.2..1.8 s (7 samples, worst 1.63)``. ``units`` maps a joint
+    name to "rad" or "m" (default "rad"). At most ``max_lines`` lines (the last says how many
+    more)."""
+    groups: dict = {}
+    for v in violations:
+        side = ("above" if v.value > v.limit else "below") if v.kind == "position" else "over"
+        limit = abs(v.limit) if v.kind == "velocity" else v.limit
+        groups.setdefault((v.joint, v.kind, side, limit), []).append(v)
+    lines = []
+    for (joint, kind, side, limit), vs in groups.items():
+        unit = (units or {}).get(joint, "rad") + ("/s" if kind == "velocity" else "")
+        worst = max(vs, key=lambda v: abs(v.value - v.limit)).value
+        when = f"t={vs[0].time:g} s" if len(vs) == 1 else f"t={vs[0].time:g}..{vs[-1].time:g} s"
+        lines.append(f"{joint}: {kind} {side} {limit:.6g} {unit} at {when} "
+                     f"({len(vs)} sample{'s' * (len(vs) > 1)}, worst {worst:.6g})")
+    if len(lines) > max_lines:
+        lines = lines[:max_lines - 1] + [f"... and {len(lines) - max_lines + 1} more"]
+    return lines

@@ -1,0 +1,37 @@
+"""File > Import and File > Export entries for joint trajectories, and
+:func:`draw_trajectory_sidebar` for panels.
+
+Trajectory files get no FileHandler: .csv and .json are generic formats, and dropping any of
+them into the viewport should not offer a joint-trajectory import."""
+import bpy
+
+
+def draw_import(self, context):
+    self.layout.operator("vart.import_trajectory",
+                         text="Vart Joint Trajectory (.csv, .json, .path)")
+
+
+def draw_export(self, context):
+    self.layout.operator("vart.export_trajectory",
+                         text="Vart Joint Trajectory (.csv, .json, .path)")
+
+
+def draw_trajectory_sidebar(layout) -> None:
+    """Export and Import Trajectory buttons, for a sidebar panel."""
+    row = layout.row(align=True)
+    row.operator("vart.export_trajectory", text="Export Trajectory", icon='EXPORT')
+    row.operator("vart.import_trajectory", text="Import Trajectory", icon='IMPORT')
+
+
+#: The trajectory entries of the File menus (and :func:`draw_trajectory_sidebar`).
+TRAJECTORY_OPERATORS = ("import_trajectory", "export_trajectory")
+
+
+def register() -> None:
+    bpy.types.TOPBAR_MT_file_import.append(draw_import)
+    bpy.types.TOPBAR_MT_file_export.append(draw_export)
+
+
+def unregister() -> None:
+    bpy.types.TOPBAR_MT_file_export.remove(draw_export)
+    bpy.types.TOPBAR_MT_file_import.remove(draw_import)

@@ -1,0 +1,94 @@
+"""What every operator does alike: polls that explain themselves, running an edit through the
+bridge, and turning bridge and solver errors into reports (an error report and CANCELLED,
+nothing changed).
+
+What the operators share with panels and examples (the active joint and link, display units,
+the cached bridge) is :mod:`vart_addon.shared`.
+"""
+from __future__ import annotations
+
+from ..bridge import BridgeError
+from ..shared import selection
+from ..shared.bridge_cache import bridge_for, solve_kw
+from ..solver import VartError
+from ..solver.joint_types import CATALOG
+
+#: What the operators report instead of raising (SchemaError is a BridgeError).
+ERRORS = (BridgeError, VartError)
+
+#: Enum items of the joint types: the catalog's 12 types and "fixed".
+JOINT_TYPE_ITEMS = [(t.name, "-".join(w.title() for w in t.name.split("-")),
+                     f"{t.description[0].upper()}{t.description[1:]} ({t.dof} DoF)", i)
+                    for i, t in enumerate(CATALOG.values())]
+
+#: Largest magnitude a finite limit may have in an operator field; beyond it means "none".
+NO_LIMIT = 1e30
+
+
+def object_mode(cls, context) -> bool:
+    if context.mode != 'OBJECT':
+        cls.poll_message_set("Switch to Object Mode")
+        return False
+    return True
+
+
+def poll_joint(cls, context) -> bool:
+    """Poll of operators acting on the active joint (sets the message)."""
+    if not object_mode(cls, context):
+        return False
+    if selection.active_joint(context) is None:
+        cls.poll_message_set("No active joint: pick one in the Vart joint list, or make "
+                             "active a link that has exactly one joint")
+        return False
+    return True
+
+
+def poll_link(cls, context) -> bool:
+    """Poll of operators acting on the active link (sets the message)."""
+    if not object_mode(cls, context):
+        return False
+    if selection.active_link(context) is None:
+        cls.poll_message_set("The active object is not a link (Vart > Make Links)")
+        return False
+    return True
+
+
+# ---- running an edit --------------------------------------------------------------------------
+def run(op, fn):
+    """Call ``fn()`` (which returns the operator's result set); a bridge or solver error
+    becomes an error report and CANCELLED (the edit changed nothing)."""
+    try:
+        return fn()
+    except ERRORS as e:
+        op.report({'ERROR'}, str(e))
+        return {'CANCELLED'}
+
+
+def report_status(op, scene, status) -> None:
+    """Store a solve's status in ``scene.vart`` and report it (a warning if goals are unmet)."""
+    from ..properties import store_status
+    store_status(scene, status)
+    text = scene.vart.status_summary
+    op.report({'WARNING'} if status.unmet or status.stuck else {'INFO'}, text)
+
+
+def apply(op, context, mutate, *, solve: bool = False, quiet: bool = True):
+    """Run ``edits.edit(mutate)`` on the context's scene with its solver settings and return
+    ``(result set, EditResult or None)``. If a solve ran (asked, or the edit moved a link),
+    its status is stored; it is reported when goals are unmet, or always unless ``quiet``.
+    Errors become an error report and CANCELLED."""
+    from ..bridge import edits
+    scene = context.scene
+    try:
+        res = edits.edit(mutate, scene, solve=solve, bridge=bridge_for(scene),
+                         **solve_kw(scene))
+    except ERRORS as e:
+        op.report({'ERROR'}, str(e))
+        return {'CANCELLED'}, None
+    if res.status is not None:
+        if quiet and not (res.status.unmet or res.status.stuck):
+            from ..properties import store_status
+            store_status(scene, res.status)
+        else:
+            report_status(op, scene, res.status)
+    return {'FINISHED'}, res
