@@ -34,6 +34,7 @@ from ..bridge import animation as A
 from ..bridge import build as B
 from ..bridge import poses as P
 from ..bridge.scene import closure_qs
+from ..shared.frames import kept_frame
 from ..bridge import schema as S
 from ..solver import Settings, VartError
 from ..solver import goals as G
@@ -114,7 +115,6 @@ def bake(scene=None, frame_start=None, frame_end=None, *, bridge: SceneBridge | 
                         "target, a lock or a link's transform (Key Pose keys the current "
                         "pose) and bake again")
     n = end - start + 1
-    frame0, sub0 = scene.frame_current, scene.frame_subframe
     res = BakeResult(start, end, inputs=inputs.described)
     keyers = {nm: Keyer(ob, obs) for nm, ob in obs.items()}
     model = lk.model()
@@ -128,65 +128,61 @@ def bake(scene=None, frame_start=None, frame_end=None, *, bridge: SceneBridge | 
     # Without the bend predictor (solver.Settings), each frame's pose is a function of the
     # previous one's and the frame's goals only: re-baking part of a range gives the same keys.
     settings = replace(settings or old_settings, predict_bend=False)
-    checkpoint = bridge.checkpoint()
-    done = False
-    try:
-        prev = None
-        for k in range(n):
-            f = start + k
-            scene.frame_set(f)
-            if inputs.sync or k == 0:  # first frame: start from the scene as it is there
-                if bridge.sync() or bridge.linkage is not lk:
-                    raise BakeError(f"frame {f}: the mechanism's structure is animated "
-                                    "(joint types, frames, parents or tree flags); only "
-                                    "values can be baked")
-            if prev is not None:
-                model.q_to_joints(prev)
-            targets = {}
-            for jn, (child, mask) in inputs.joints.items():
-                targets[jn] = np.array(obs[child][S.KEY]["joints"][jn]["q"], float)
-                lk.set_target(jn, targets[jn], mask)
-            for ln, mask in inputs.links.items():
-                targets[ln] = P.rigid_and_scale(P.observe(obs[ln]), ln)[0]
-                lk.set_link_target(ln, targets[ln], mask)
-            st = bridge.solve(settings if k == 0 else None, sync=False)
-            res.solve_ms += st.ms
-            q = model.q_from_joints()
-            prev = q
-            T = model.fk(q)
-            if not np.isfinite(T).all():
-                raise BakeError(f"frame {f}: the solution is not finite; nothing was keyed")
-            T_out[k] = T[idx]
-            poses = {nm: T[i] for nm, i in model.index.items() if nm is not None}
-            fits = closure_qs(lk, poses)
-            for jn, j in jlist:
-                q_out[jn][k] = j.q if j.is_tree else fits[jn]
-            for kr in keyers.values():
-                kr.record()
-            res.statuses.append(st)
-            errs = _input_errors(lk, inputs, poses, targets)
-            for g, e in errs.items():
-                res.input_error[g] = max(res.input_error.get(g, 0.0), e)
-            unmet = [g for lv in st.levels[:G.POSTURE] if lv.name != "potential"
-                     for g in lv.unmet if g not in errs]
-            unmet += [g for g, e in errs.items() if e > input_tol]
-            if unmet:
-                res.unmet[f] = unmet
-            if st.stuck:
-                res.stuck[f] = list(st.stuck)
-            if progress is not None:
-                progress(k + 1, n)
-        done = True
-    except VartError as e:
-        raise BakeError(f"frame {f}: {e}; nothing was keyed") from None
-    finally:
-        bridge.settings = old_settings
-        if bridge.solver is not None:
-            bridge.solver.settings = old_settings
-        _release(bridge, lk, data, inputs, checkpoint)
-        if not done:
-            scene.frame_set(frame0, subframe=sub0)
-    write_baked(res, obs, names, T_out, q_out, jlist, data, inputs, keyers, start)
-    scene.frame_set(frame0, subframe=sub0)
+    with kept_frame(scene):  # back on the user's frame, whatever happens below
+        checkpoint = bridge.checkpoint()
+        try:
+            prev = None
+            for k in range(n):
+                f = start + k
+                scene.frame_set(f)
+                if inputs.sync or k == 0:  # first frame: start from the scene as it is there
+                    if bridge.sync() or bridge.linkage is not lk:
+                        raise BakeError(f"frame {f}: the mechanism's structure is animated "
+                                        "(joint types, frames, parents or tree flags); only "
+                                        "values can be baked")
+                if prev is not None:
+                    model.q_to_joints(prev)
+                targets = {}
+                for jn, (child, mask) in inputs.joints.items():
+                    targets[jn] = np.array(obs[child][S.KEY]["joints"][jn]["q"], float)
+                    lk.set_target(jn, targets[jn], mask)
+                for ln, mask in inputs.links.items():
+                    targets[ln] = P.rigid_and_scale(P.observe(obs[ln]), ln)[0]
+                    lk.set_link_target(ln, targets[ln], mask)
+                st = bridge.solve(settings if k == 0 else None, sync=False)
+                res.solve_ms += st.ms
+                q = model.q_from_joints()
+                prev = q
+                T = model.fk(q)
+                if not np.isfinite(T).all():
+                    raise BakeError(f"frame {f}: the solution is not finite; nothing was keyed")
+                T_out[k] = T[idx]
+                poses = {nm: T[i] for nm, i in model.index.items() if nm is not None}
+                fits = closure_qs(lk, poses)
+                for jn, j in jlist:
+                    q_out[jn][k] = j.q if j.is_tree else fits[jn]
+                for kr in keyers.values():
+                    kr.record()
+                res.statuses.append(st)
+                errs = _input_errors(lk, inputs, poses, targets)
+                for g, e in errs.items():
+                    res.input_error[g] = max(res.input_error.get(g, 0.0), e)
+                unmet = [g for lv in st.levels[:G.POSTURE] if lv.name != "potential"
+                         for g in lv.unmet if g not in errs]
+                unmet += [g for g, e in errs.items() if e > input_tol]
+                if unmet:
+                    res.unmet[f] = unmet
+                if st.stuck:
+                    res.stuck[f] = list(st.stuck)
+                if progress is not None:
+                    progress(k + 1, n)
+        except VartError as e:
+            raise BakeError(f"frame {f}: {e}; nothing was keyed") from None
+        finally:
+            bridge.settings = old_settings
+            if bridge.solver is not None:
+                bridge.solver.settings = old_settings
+            _release(bridge, lk, data, inputs, checkpoint)
+        write_baked(res, obs, names, T_out, q_out, jlist, data, inputs, keyers, start)
     res.total_ms = (time.perf_counter() - t_start) * 1e3
     return res

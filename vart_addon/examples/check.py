@@ -34,10 +34,10 @@ def check_baked(scene, frame_start: int, frame_end: int) -> BakeCheck:
     linkage is built once, at the first frame (a bake never changes the structure)."""
     from ..bridge import build as B
     from ..bridge import poses as P
+    from ..shared.frames import kept_frame
     out = BakeCheck()
-    frame0 = scene.frame_current
     lk = None
-    try:
+    with kept_frame(scene):
         for f in range(int(frame_start), int(frame_end) + 1):
             scene.frame_set(f)
             obs = {ob.name: ob for ob in scene.objects if S.is_link(ob)}
@@ -71,6 +71,4 @@ def check_baked(scene, frame_start: int, frame_end: int) -> BakeCheck:
                               0.0))
                 if e > out.limit_excess:
                     out.limit_excess, out.limit_worst = e, (j.name, f)
-    finally:
-        scene.frame_set(frame0)
     return out

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..bridge import animation as A
 from ..bridge import schema as S
+from ..shared.frames import kept_frame
 from ..formats.trajectory import model as TR
 from ..solver.text import show
 from .joint_columns import TrajectoryError, _link_objects, columns
@@ -78,8 +79,7 @@ def sample_trajectory(scene=None, frame_start=None, frame_end=None, *, source: s
     frames = np.arange(start, end + 1, dtype=float)
     P = np.empty((frames.size, len(cols)))
     if source == "scene" or (source == "auto" and _needs_scene(obs)):
-        frame0, sub0 = scene.frame_current, scene.frame_subframe
-        try:
+        with kept_frame(scene):
             for k, f in enumerate(frames):
                 scene.frame_set(int(f))
                 groups = {}
@@ -88,8 +88,6 @@ def sample_trajectory(scene=None, frame_start=None, frame_end=None, *, source: s
                     if g is None:
                         g = groups[col.joint] = obs[col.child][S.KEY]["joints"][col.joint]["q"]
                     P[k, c] = g[col.index]
-        finally:
-            scene.frame_set(frame0, subframe=sub0)
     else:
         maps = {}
         for c, col in enumerate(cols):

@@ -11,12 +11,11 @@ from contextlib import contextmanager
 
 @contextmanager
 def kept_frame(scene):
-    """Run the ``with`` body, then put ``scene`` back on the frame and subframe it was on
-    (``scene.frame_set``, so the scene is evaluated there again), also when the body raises.
-    Yields the kept ``(frame, subframe)``."""
+    """Run the ``with`` body, then put ``scene`` back on the frame and subframe it was on,
+    also when the body raises. Always through ``scene.frame_set``, so the scene is evaluated
+    there again and keys the body wrote show. Yields the kept ``(frame, subframe)``."""
     frame, subframe = scene.frame_current, scene.frame_subframe
     try:
         yield frame, subframe
     finally:
-        if (scene.frame_current, scene.frame_subframe) != (frame, subframe):
-            scene.frame_set(frame, subframe=subframe)
+        scene.frame_set(frame, subframe=subframe)

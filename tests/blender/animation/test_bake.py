@@ -396,3 +396,40 @@ def test_an_animated_link_location_is_a_position_target_and_its_keys_stay():
                                    [c.evaluate(f) for c in fc], atol=1e-5)
         for foot, w in pins.items():
             assert np.abs(np.array(obs[foot].matrix_world)[:3, 3] - w).max() < 1e-5
+
+
+# ---- the user's frame is kept -----------------------------------------------------------------
+def test_a_bake_that_fails_while_keying_leaves_the_scene_on_the_users_frame(monkeypatch):
+    obs, t2 = parented_fourbar()
+    scene = bpy.context.scene
+    crank = obs["crank"]
+    A.key_channels(crank, q_data_path("A"), 1)
+    crank["vart"]["joints"]["A"]["q"] = [t2 + math.radians(20)]
+    A.key_channels(crank, q_data_path("A"), 9)
+    scene.frame_set(4, subframe=0.25)
+    keys_before = {fc.data_path: len(fc.keyframe_points) for fc in fcurves_of(crank)}
+
+    def keying_fails(*args, **kwargs):
+        assert scene.frame_current == 9  # the solve loop ended on the last frame
+        raise RuntimeError("injected failure while keying")
+
+    monkeypatch.setattr(BK, "write_baked", keying_fails)
+    with pytest.raises(RuntimeError, match="injected failure while keying"):
+        BK.bake(scene, 1, 9, settings=TIGHT)
+    assert (scene.frame_current, scene.frame_subframe) == (4, pytest.approx(0.25))
+    assert {fc.data_path: len(fc.keyframe_points) for fc in fcurves_of(crank)} == keys_before
+
+
+def test_kept_frame_restores_frame_and_subframe_after_success_and_error():
+    from vart_addon.shared.frames import kept_frame
+    scene = bpy.context.scene
+    scene.frame_set(3, subframe=0.5)
+    with kept_frame(scene) as kept:
+        assert kept == (3, pytest.approx(0.5))
+        scene.frame_set(17)
+    assert (scene.frame_current, scene.frame_subframe) == (3, pytest.approx(0.5))
+    with pytest.raises(ZeroDivisionError):
+        with kept_frame(scene):
+            scene.frame_set(30)
+            1 / 0
+    assert (scene.frame_current, scene.frame_subframe) == (3, pytest.approx(0.5))
