@@ -24,7 +24,7 @@ from vart_addon.formats.trajectory.files import (
     load_trajectory, parse_csv, parse_json, parse_path, save_trajectory,
 )
 
-FORMATS = (".csv", ".json", ".path")
+from vart_addon.formats.trajectory.files import FORMATS  # every format of the table
 
 
 def sample(n=4, virtual=None, **kw):
@@ -459,3 +459,22 @@ def test_export_selects_unwraps_checks_and_decimates(tmp_path):
     assert 360 < coarse.n_times <= 1 + (n - 1) // 10 + 30  # about every 10th frame
     full, _ = export_trajectory(tr, tmp_path / "f.path", include_virtual=True, every_frame=True)
     assert full.joint_names == ("wheel", "lift", "tilt_v") and full.n_times == n
+
+
+# ---- the table of formats -----------------------------------------------------------------------
+def test_everything_said_of_the_formats_derives_from_the_table():
+    from vart_addon.formats.trajectory import files as F
+    assert F.FORMATS == tuple(f.extension for f in F.TABLE) == (".csv", ".json", ".path")
+    assert F.extensions_text() == ".csv, .json or .path"
+    assert F.file_glob() == "*.csv;*.json;*.path"
+    assert [f.label for f in F.TABLE] == ["CSV (.csv)", "ROS JointTrajectory (.json)",
+                                         "Klampt Path (.path)"]
+    assert {f.id: f.extension for f in F.TABLE} == {"CSV": ".csv", "JSON": ".json",
+                                                    "PATH": ".path"}
+    assert F.format_of("A/B.Json") is F.BY_ID["JSON"]
+    with pytest.raises(ValueError, match=r"unknown trajectory format '\.txt' for 'm\.txt': "
+                                         r"use \.csv, \.json or \.path"):
+        F.format_of("m.txt")
+    # what a file states: .csv names and units, .json names, .path neither
+    assert [(f.names, f.units) for f in F.TABLE] == [(True, True), (True, False),
+                                                    (False, False)]

@@ -25,7 +25,7 @@ import numpy as np
 from ..formats.trajectory import model as TR
 from ..formats.trajectory import files as TIO
 from ..solver.text import show
-from .joint_columns import TrajectoryError, _extension
+from .joint_columns import TrajectoryError, format_of
 from .sampling import _frame_range, sample_trajectory
 
 __all__ = ["export_trajectory", "ExportResult"]
@@ -86,7 +86,7 @@ def export_trajectory(scene, path, *, frame_start=None, frame_end=None,
     :class:`TrajectoryError` (SchemaError for a corrupt scene) with nothing written."""
     scene = scene or bpy.context.scene
     path = os.fspath(path)
-    _extension(path)
+    format_of(path)
     angle_step, length_step = _step("angle_step", angle_step), _step("length_step", length_step)
     notes: list = []
     traj = sample_trajectory(scene, frame_start, frame_end, source=source, notes=notes)

@@ -34,7 +34,7 @@ from ..bridge import schema as S
 from ..formats.trajectory import model as TR
 from ..formats.trajectory import files as TIO
 from ..solver.text import show
-from .joint_columns import TrajectoryError, _extension, _link_objects, columns
+from .joint_columns import TrajectoryError, _link_objects, columns, format_of
 from .sampling import fps_of
 
 __all__ = ["read_trajectory", "apply_trajectory", "import_trajectory", "ImportResult"]
@@ -49,7 +49,7 @@ def read_trajectory(path, scene=None, cols=None) -> TR.Trajectory:
     columns are the scene's. Raises :class:`TrajectoryError`."""
     scene = scene or bpy.context.scene
     path = os.fspath(path)
-    ext = _extension(path)
+    fmt = format_of(path)
     if cols is None:
         obs = _link_objects(scene)
         cols = columns(scene, S.read_scene(obs.values()), velocities=False)
@@ -59,7 +59,7 @@ def read_trajectory(path, scene=None, cols=None) -> TR.Trajectory:
         raise TrajectoryError(str(e)) from None
     by_name = {c.name: c for c in cols}
     try:
-        if ext == ".path":
+        if not fmt.names:  # the scene's columns, in the order of an export
             real = [c for c in cols if not c.virtual]
             pick = real if len(real) == traj.n_joints else \
                 cols if len(cols) == traj.n_joints else None
@@ -67,19 +67,19 @@ def read_trajectory(path, scene=None, cols=None) -> TR.Trajectory:
                 raise TrajectoryError(
                     f"{path}: milestones have {traj.n_joints} values, but the scene has "
                     f"{len(real)} real joint values ({len(cols)} with the virtual ones); a "
-                    ".path file has no joint names, so its values must be those, in the "
-                    "order of an export: " + ", ".join(c.name for c in real[:12])
+                    f"{fmt.extension} file has no joint names, so its values must be those, in "
+                    "the order of an export: " + ", ".join(c.name for c in real[:12])
                     + (" ..." if len(real) > 12 else ""))
             return traj.replace(joint_names=[c.name for c in pick],
                                 kinds=[c.kind for c in pick])
-        if ext == ".json":
+        if not fmt.units:  # the scene's kinds
             return traj.replace(kinds=[by_name[n].kind if n in by_name else k
                                        for n, k in zip(traj.joint_names, traj.kinds)])
     except ValueError as e:
         if isinstance(e, TrajectoryError):
             raise
         raise TrajectoryError(f"{path}: {e}") from None
-    for n, k in zip(traj.joint_names, traj.kinds):  # .csv states its units
+    for n, k in zip(traj.joint_names, traj.kinds):  # the file states its units
         c = by_name.get(n)
         if c is not None and c.kind != k:
             raise TrajectoryError(f"{path}: column {n!r} is in [{TR.UNITS[k]}] but joint "
@@ -219,7 +219,7 @@ def import_trajectory(scene, path, *, start_frame=None, bake: bool = True,
     file cannot be read or matches nothing."""
     scene = scene or bpy.context.scene
     path = os.fspath(path)
-    _extension(path)
+    format_of(path)
     obs = _link_objects(scene)
     if not obs:
         raise TrajectoryError("nothing to import onto: the scene has no links "

@@ -18,7 +18,6 @@ it with Blender's ``.001`` suffix, as an import renames clashing joints) gets th
 from __future__ import annotations
 
 import math
-import os
 import re
 from dataclasses import dataclass
 
@@ -27,9 +26,8 @@ from ..bridge import schema as S
 from ..formats.trajectory import files as TIO
 from ..solver.joint_types import CATALOG
 
-__all__ = ["TrajectoryError", "Column", "columns", "velocity_limits", "FORMATS"]
+__all__ = ["TrajectoryError", "Column", "columns", "velocity_limits", "format_of"]
 
-FORMATS = TIO.FORMATS
 #: Rotations about z that are periodic (a helical joint's carries its translation).
 _PERIODIC = frozenset(("revolute", "cylindrical", "pin-slider", "planar"))
 
@@ -38,12 +36,12 @@ class TrajectoryError(BridgeError):
     """A trajectory export or import that cannot be done; nothing was written or changed."""
 
 
-def _extension(path) -> str:
-    ext = os.path.splitext(os.fspath(path))[1].lower()
-    if ext not in FORMATS:
-        raise TrajectoryError(f"unknown trajectory format {ext or '(no extension)'!r} for "
-                              f"'{os.fspath(path)}': use .csv, .json or .path")
-    return ext
+def format_of(path) -> TIO.TrajectoryFormat:
+    """The trajectory format of ``path``'s extension; :class:`TrajectoryError` if none."""
+    try:
+        return TIO.format_of(path)
+    except ValueError as e:
+        raise TrajectoryError(str(e)) from None
 
 
 # ---- columns ------------------------------------------------------------------------------

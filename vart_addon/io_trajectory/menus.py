@@ -5,15 +5,18 @@ Trajectory files get no FileHandler: .csv and .json are generic formats, and dro
 them into the viewport should not offer a joint-trajectory import."""
 import bpy
 
+from ..formats.trajectory.files import FORMATS
+
+#: The File menus' label: every extension of the format table.
+MENU_LABEL = f"Vart Joint Trajectory ({', '.join(FORMATS)})"
+
 
 def draw_import(self, context):
-    self.layout.operator("vart.import_trajectory",
-                         text="Vart Joint Trajectory (.csv, .json, .path)")
+    self.layout.operator("vart.import_trajectory", text=MENU_LABEL)
 
 
 def draw_export(self, context):
-    self.layout.operator("vart.export_trajectory",
-                         text="Vart Joint Trajectory (.csv, .json, .path)")
+    self.layout.operator("vart.export_trajectory", text=MENU_LABEL)
 
 
 def draw_trajectory_sidebar(layout) -> None:

@@ -1,15 +1,15 @@
 """Export Trajectory and Import Trajectory (File > Export / Import, the sidebar's Animation
 panel): thin wrappers of :mod:`vart_addon.io_trajectory`.
 
-- ``vart.export_trajectory``: the joint values of a frame range (default: the scene's) as CSV,
-  ROS JointTrajectory JSON or Klampt path, chosen by ``file_format`` or by the extension typed
-  in the file browser. Real joints (virtual ones optional), waypoints every ``angle_step``
+- ``vart.export_trajectory``: the joint values of a frame range (default: the scene's) in a
+  format of :data:`vart_addon.formats.trajectory.files.TABLE`, chosen by ``file_format`` or by
+  the extension typed in the file browser. Real joints (virtual ones optional), waypoints every ``angle_step``
   (shown in the scene's rotation unit, degrees by default) or ``length_step``, or every
   frame. Limit violations are a WARNING report by joint and time, and the file is still
   written, unless ``refuse_violations`` (then nothing is written: an ERROR). Failures (empty
   range, nothing to export, unwritable path) are an ERROR report and CANCELLED, with no file
   written and an existing one untouched.
-- ``vart.import_trajectory``: a .csv, .json or .path file keyed onto the joints from
+- ``vart.import_trajectory``: a trajectory file of any of those formats keyed onto the joints from
   ``start_frame`` (default: the scene's start), then baked over the frames it spans (``bake``)
   so the links follow. One undo step. Joints of the file missing in the scene and real scene
   joints missing in the file are a WARNING report; a file that matches nothing is an ERROR
@@ -22,20 +22,15 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
-from . import support
+from ..formats.trajectory import files as TIO
 from ..shared import bridge_cache
+from . import support
 from .io import report_warnings
 
-FORMAT_ITEMS = [
-    ('CSV', "CSV (.csv)", "A time column and one column per joint value, header with names "
-     "and units"),
-    ('JSON', "ROS JointTrajectory (.json)", "trajectory_msgs/JointTrajectory fields: "
-     "joint_names, points with positions and time_from_start"),
-    ('PATH', "Klampt Path (.path)", "Klampt's linear path: one milestone per line (time, "
-     "count, values), for Klampt's simulator"),
-]
-EXT_OF = {'CSV': ".csv", 'JSON': ".json", 'PATH': ".path"}
-FORMAT_OF = {ext: fmt for fmt, ext in EXT_OF.items()}
+#: The Format enum's items, one per format of the table.
+FORMAT_ITEMS = [(f.id, f.label, f.description) for f in TIO.TABLE]
+#: The formats' names in a sentence: "CSV, ROS JointTrajectory or Klampt Path".
+_NAMES = ", ".join(f.name for f in TIO.TABLE[:-1]) + f" or {TIO.TABLE[-1].name}"
 
 
 def _store_bake(scene, res) -> None:
@@ -48,13 +43,13 @@ def _store_bake(scene, res) -> None:
 class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
     bl_idname = "vart.export_trajectory"
     bl_label = "Export Trajectory"
-    bl_description = ("Export the joint values of a frame range as a trajectory (CSV, ROS "
-                      "JointTrajectory JSON or Klampt path), with waypoints every few degrees "
-                      "or every frame; limit violations are reported")
+    bl_description = (f"Export the joint values of a frame range as a trajectory ({_NAMES}), "
+                      "with waypoints every few degrees or every frame; limit violations are "
+                      "reported")
     bl_options = {'REGISTER'}
 
-    filter_glob: StringProperty(default="*.csv;*.json;*.path", options={'HIDDEN'})
-    file_format: EnumProperty(name="Format", items=FORMAT_ITEMS, default='CSV',
+    filter_glob: StringProperty(default=TIO.file_glob(), options={'HIDDEN'})
+    file_format: EnumProperty(name="Format", items=FORMAT_ITEMS, default=TIO.TABLE[0].id,
                               description="File format (follows the extension typed)")
     frame_start: IntProperty(name="Start", description="First frame (default: the scene's "
                              "start)", default=1, options={'SKIP_SAVE'})
@@ -80,7 +75,8 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
 
     @property
     def filename_ext(self):
-        return EXT_OF.get(self.file_format, ".csv")
+        fmt = TIO.BY_ID.get(self.file_format, TIO.TABLE[0])
+        return fmt.extension
 
     @classmethod
     def poll(cls, context):
@@ -100,11 +96,10 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
     def check(self, context):
         """A known extension typed in the file name picks the format; else the format's
         extension is put on the name."""
-        ext = os.path.splitext(self.filepath)[1].lower()
-        fmt = FORMAT_OF.get(ext)
+        fmt = TIO.BY_EXTENSION.get(os.path.splitext(self.filepath)[1].lower())
         changed = False
-        if fmt is not None and fmt != self.file_format:
-            self.file_format = fmt
+        if fmt is not None and fmt.id != self.file_format:
+            self.file_format = fmt.id
             changed = True
         return ExportHelper.check(self, context) or changed
 
@@ -115,9 +110,9 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
             self.report({'ERROR'}, "choose a file to export to")
             return {'CANCELLED'}
         path = self.filepath
-        ext = os.path.splitext(path)[1].lower()
-        if ext in FORMAT_OF:
-            self.file_format = FORMAT_OF[ext]
+        fmt = TIO.BY_EXTENSION.get(os.path.splitext(path)[1].lower())
+        if fmt is not None:
+            self.file_format = fmt.id
         else:
             path = bpy.path.ensure_ext(path, self.filename_ext)
         try:
@@ -146,11 +141,11 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
 class VART_OT_import_trajectory(bpy.types.Operator, ImportHelper):
     bl_idname = "vart.import_trajectory"
     bl_label = "Import Trajectory"
-    bl_description = ("Key a trajectory file (CSV, ROS JointTrajectory JSON or Klampt path) "
-                      "onto the joints of the same names, then bake so the links follow")
+    bl_description = (f"Key a trajectory file ({_NAMES}) onto the joints of the same names, "
+                      "then bake so the links follow")
     bl_options = {'REGISTER', 'UNDO'}
 
-    filter_glob: StringProperty(default="*.csv;*.json;*.path", options={'HIDDEN'})
+    filter_glob: StringProperty(default=TIO.file_glob(), options={'HIDDEN'})
     start_frame: IntProperty(name="Start Frame", description="Frame of the trajectory's time "
                              "0 (default: the scene's start)", default=1,
                              options={'SKIP_SAVE'})
@@ -177,7 +172,7 @@ class VART_OT_import_trajectory(bpy.types.Operator, ImportHelper):
         from ..io_trajectory import import_trajectory
         self._defaults(context)
         if not self.filepath or os.path.isdir(self.filepath):
-            self.report({'ERROR'}, "choose a trajectory file (.csv, .json or .path)")
+            self.report({'ERROR'}, f"choose a trajectory file ({TIO.extensions_text()})")
             return {'CANCELLED'}
         scene = context.scene
         wm = context.window_manager

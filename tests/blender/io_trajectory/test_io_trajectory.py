@@ -35,7 +35,7 @@ from vart_addon.formats.trajectory.files import load_trajectory  # noqa: E402
 ARM6 = DATA / "arm6" / "arm6.urdf"
 GANTRY = DATA / "gantry.urdf"
 TIGHT = Settings(tol=1e-10, max_iterations=200)
-FORMATS = (".csv", ".json", ".path")
+from vart_addon.formats.trajectory.files import FORMATS  # noqa: E402  (every format of the table)
 
 
 @pytest.fixture(autouse=True)

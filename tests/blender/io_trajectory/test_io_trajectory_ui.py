@@ -121,11 +121,12 @@ def test_export_writes_the_format_of_the_extension_over_the_scene_range(vart_reg
 def test_export_check_follows_the_typed_extension():
     from bpy_extras.io_utils import ExportHelper
 
-    from vart_addon.operators.trajectory import EXT_OF, VART_OT_export_trajectory as E
+    from vart_addon.formats.trajectory.files import BY_ID
+    from vart_addon.operators.trajectory import VART_OT_export_trajectory as E
 
     class Fake:
         check_extension = True
-        filename_ext = property(lambda self: EXT_OF[self.file_format])
+        filename_ext = property(lambda self: BY_ID[self.file_format].extension)
 
         def __init__(self, path, fmt):
             self.filepath, self.file_format = path, fmt
@@ -320,3 +321,15 @@ def test_the_animation_panel_draws_its_buttons_and_the_last_bake(vart_registered
     log = draw_panel()
     assert [b.get("icon") for n, b in log if n == "label"][0] == 'ERROR'
     assert C.has_operator("vart.bake")
+
+
+def test_the_operators_and_menus_offer_every_format_of_the_table(vart_registered):
+    from vart_addon.formats.trajectory.files import TABLE, file_glob
+    from vart_addon.io_trajectory import menus as io_menus
+    export = bpy.ops.vart.export_trajectory.get_rna_type()
+    items = export.properties["file_format"].enum_items
+    assert [(i.identifier, i.name) for i in items] == [(f.id, f.label) for f in TABLE]
+    for op in (export, bpy.ops.vart.import_trajectory.get_rna_type()):
+        assert op.properties["filter_glob"].default == file_glob()
+        assert all(f.name in op.description for f in TABLE)
+    assert all(f.extension in io_menus.MENU_LABEL for f in TABLE)

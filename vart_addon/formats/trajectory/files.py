@@ -1,323 +1,117 @@
-"""Trajectory files: CSV, ROS ``trajectory_msgs/JointTrajectory`` JSON and Klampt linear paths.
+"""Trajectory files: the table of formats, and reading, writing and exporting a file.
 
-Plain Python + numpy. Units: seconds, radians (angular joints), metres (linear joints).
+Each format is one :class:`TrajectoryFormat` in :data:`TABLE` (extension, Blender enum id,
+labels, writer, reader, and whether the file carries joint names and units); everything else
+derives from it: :data:`FORMATS`, the extension check (:func:`format_of`), the file filter
+(:func:`file_glob`), the text that lists them (:func:`extensions_text`), the operators' enum
+and the menus' labels. A new format is a writer and a reader in :mod:`.codecs` and one row here.
 
-- **CSV** (``.csv``): header ``time_s,knee [rad],slide [m]``, then one row per sample. Values are
-  written with ``repr`` (shortest exact form), so they parse back bit for bit.
-- **JSON** (``.json``): the field names of ROS 2 ``trajectory_msgs/msg/JointTrajectory``::
-
-      {"header": {"stamp": {"sec": 0, "nanosec": 0}, "frame_id": ""},
-       "joint_names": ["knee", ...],
-       "points": [{"positions": [0.1, ...], "time_from_start": {"sec": 0, "nanosec": 0}}, ...]}
-
-  Positions are exact. ``time_from_start`` is a whole number of nanoseconds (``sec`` may be
-  negative, ``0 <= nanosec < 1e9``), so times are rounded to the nearest ns; reading accepts
-  ROS 1 ``secs``/``nsecs`` too. JSON carries no units: joints read back as angular unless the
-  caller gives ``kinds``.
-- **Klampt linear path** (``.path``): what ``klampt.model.trajectory.Trajectory.save``/``load``
-  and the C++ ``LinearPath::Save``/``Load`` use: one milestone per line, ``time<TAB>n v1 ... vn``
-  (whitespace separated, the count n then n values; no header, no names). Written with full
-  precision (Klampt's own Python writer uses ``%f`` for the time). Joint names and kinds come
-  from the caller; they default to ``q0, q1, ...`` and angular.
-
-Readers tolerate a UTF-8 BOM, CRLF and blank lines, and raise :class:`TrajectoryFormatError`
-(a ValueError) naming the file and line: ``motion.csv: line 7: 'abc' is not a number``. Writers
-are atomic (:mod:`.atomic`): a failure leaves no partial file and an existing file untouched.
+Writes are atomic (:mod:`vart_addon.formats.atomic`): a failure leaves no partial file and an
+existing file untouched. Units: seconds, radians (angular joints), metres (linear joints).
 """
-
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
 import os
-import re
-from fractions import Fraction
-from typing import Optional, Sequence, Union
+from dataclasses import dataclass
+from typing import Callable, Optional, Sequence, Union
 
 from ..atomic import write_atomic
-from ...solver.text import json_error, show
-from .model import UNITS, Trajectory, check_limits, decimate, select, unwrap
+from .codecs import (
+    TrajectoryFormatError, check_exportable, file_error, format_csv, format_json, format_path, parse_csv,
+    parse_json, parse_path,
+)
+from .model import Trajectory, check_limits, decimate, select, unwrap
 
-__all__ = ["TrajectoryFormatError", "FORMATS", "format_csv", "parse_csv", "format_json",
-           "parse_json", "format_path", "parse_path", "save_trajectory", "load_trajectory",
+__all__ = ["TrajectoryFormat", "TABLE", "FORMATS", "format_of", "file_glob", "extensions_text",
+           "TrajectoryFormatError", "format_csv", "parse_csv", "format_json", "parse_json",
+           "format_path", "parse_path", "save_trajectory", "load_trajectory",
            "export_trajectory"]
 
-FORMATS = (".csv", ".json", ".path")
 PathLike = Union[str, os.PathLike]
-_NS = 1_000_000_000
-_KIND_OF_UNIT = {u: k for k, u in UNITS.items()}
-_HEADER_RE = re.compile(r"^(.*?)\s*\[([^\[\]]*)\]$")
+#: A reader: (text, source name, expected joint names or None, expected kinds or None).
+Reader = Callable[[str, str, Optional[Sequence[str]], Optional[Sequence[str]]], Trajectory]
 
 
-class TrajectoryFormatError(ValueError):
-    """A trajectory file that cannot be parsed; the message names the file and line (or point)."""
+@dataclass(frozen=True)
+class TrajectoryFormat:
+    """One trajectory file format, as the API, the operators and the menus know it."""
+
+    id: str            #: Blender enum identifier ('CSV')
+    extension: str     #: lower case, with the dot ('.csv')
+    name: str          #: what the format is called in sentences ("ROS JointTrajectory JSON")
+    description: str   #: the tooltip of its enum item
+    write: Callable[[Trajectory], str]
+    read: Reader
+    names: bool        #: the file states joint names (else the caller gives them)
+    units: bool        #: the file states units, hence kinds (else the caller gives them)
+
+    @property
+    def label(self) -> str:
+        """The enum item's label: ``"CSV (.csv)"``."""
+        return f"{self.name} ({self.extension})"
 
 
-def _err(source: str, where: str, msg: str) -> TrajectoryFormatError:
-    return TrajectoryFormatError(": ".join(x for x in (source, where, msg) if x))
+TABLE: tuple[TrajectoryFormat, ...] = (
+    TrajectoryFormat(
+        "CSV", ".csv", "CSV",
+        "A time column and one column per joint value, header with names and units",
+        format_csv, lambda text, source, names, kinds: parse_csv(text, source),
+        names=True, units=True),
+    TrajectoryFormat(
+        "JSON", ".json", "ROS JointTrajectory",
+        "trajectory_msgs/JointTrajectory fields: joint_names, points with positions and "
+        "time_from_start",
+        format_json, lambda text, source, names, kinds: parse_json(text, source, kinds),
+        names=True, units=False),
+    TrajectoryFormat(
+        "PATH", ".path", "Klampt Path",
+        "Klampt's linear path: one milestone per line (time, count, values), for Klampt's "
+        "simulator",
+        format_path, parse_path, names=False, units=False),
+)
+#: The extensions of :data:`TABLE`, in its order.
+FORMATS: tuple[str, ...] = tuple(f.extension for f in TABLE)
+BY_EXTENSION = {f.extension: f for f in TABLE}
+BY_ID = {f.id: f for f in TABLE}
 
 
-def _number(tok: str, source: str, where: str) -> float:
-    try:
-        if "_" in tok:
-            raise ValueError
-        v = float(tok)
-    except ValueError:
-        raise _err(source, where, f"{tok.strip()!r} is not a number") from None
-    if not math.isfinite(v):
-        raise _err(source, where, f"{tok.strip()!r} is not a finite number")
-    return v
+def extensions_text(last: str = "or") -> str:
+    """The extensions as a sentence lists them: ``".csv, .json or .path"``."""
+    return ", ".join(FORMATS[:-1]) + f" {last} {FORMATS[-1]}" if len(FORMATS) > 1 else FORMATS[0]
 
 
-def _lines(text: str):
-    """(line number, line) of the non-blank lines; BOM, CRLF and CR tolerated."""
-    text = text[1:] if text.startswith("\ufeff") else text
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return [(i, ln) for i, ln in enumerate(lines, 1) if ln.strip()]
+def file_glob() -> str:
+    """The file browser's filter of every format: ``"*.csv;*.json;*.path"``."""
+    return ";".join(f"*{ext}" for ext in FORMATS)
 
 
-def _check_increasing(t: float, prev: Optional[float], source: str, where: str) -> None:
-    if prev is not None and not t > prev:
-        raise _err(source, where, f"time {show(t)} s does not come after {show(prev)} s")
-
-
-def _exportable(traj: Trajectory) -> None:
-    if not isinstance(traj, Trajectory):
-        raise TypeError(f"expected a Trajectory, got {type(traj).__name__}")
-    if traj.n_joints == 0:
-        raise ValueError("nothing to export: the trajectory has no joints")
-    if traj.n_times == 0:
-        raise ValueError("nothing to export: the trajectory is empty (no samples)")
-
-
-def _r(x) -> str:
-    return repr(float(x))
-
-
-# ---------------------------------------------------------------- CSV
-
-
-def format_csv(traj: Trajectory) -> str:
-    """The CSV text: ``time_s`` then ``name [rad]`` / ``name [m]`` columns, one row a sample."""
-    _exportable(traj)
-    out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(["time_s"] + [f"{n} [{u}]" for n, u in zip(traj.joint_names, traj.units)])
-    for t, row in zip(traj.times, traj.positions):
-        w.writerow([_r(t)] + [_r(v) for v in row])
-    return out.getvalue()
-
-
-def parse_csv(text: str, source: str = "") -> Trajectory:
-    """Parse :func:`format_csv` output (or a spreadsheet's CSV export of the same columns)."""
-    rows = _lines(text)
-    if not rows:
-        raise _err(source, "", "empty file (expected a header 'time_s,<joint> [rad|m],...')")
-    lineno, head = rows[0]
-    cols = [c.strip() for c in next(csv.reader([head]))]
-    if cols[0] != "time_s":
-        raise _err(source, f"line {lineno}", f"first column is {cols[0]!r}, expected 'time_s'")
-    names, kinds = [], []
-    for c in cols[1:]:
-        m = _HEADER_RE.match(c)
-        if not m or not m.group(1):
-            raise _err(source, f"line {lineno}", f"column {c!r} must be '<joint> [rad]' or "
-                       "'<joint> [m]'")
-        if m.group(2) not in _KIND_OF_UNIT:
-            raise _err(source, f"line {lineno}", f"column {c!r}: unit [{m.group(2)}] must be "
-                       "[rad] or [m]")
-        names.append(m.group(1))
-        kinds.append(_KIND_OF_UNIT[m.group(2)])
-    if not names:
-        raise _err(source, f"line {lineno}", "no joint columns after 'time_s'")
-    if len(set(names)) != len(names):
-        raise _err(source, f"line {lineno}", "duplicate joint columns")
-    times, positions, prev = [], [], None
-    for lineno, line in rows[1:]:
-        vals = next(csv.reader([line]))
-        where = f"line {lineno}"
-        if len(vals) != len(cols):
-            raise _err(source, where, f"{len(vals)} values, expected {len(cols)} "
-                       f"(time_s and {len(names)} joints)")
-        nums = [_number(v, source, f"{where}, column {c!r}") for v, c in zip(vals, cols)]
-        _check_increasing(nums[0], prev, source, where)
-        prev = nums[0]
-        times.append(nums[0])
-        positions.append(nums[1:])
-    if not times:
-        raise _err(source, "", "no samples after the header")
-    return _build(source, names, times, positions, kinds)
-
-
-def _build(source, names, times, positions, kinds) -> Trajectory:
-    try:
-        return Trajectory(names, times, positions, kinds=kinds)
-    except ValueError as e:
-        raise _err(source, "", str(e)) from None
-
-
-# ---------------------------------------------------------------- JSON (ROS JointTrajectory)
-
-
-def _to_ns(t: float) -> int:
-    return round(Fraction(float(t)) * _NS)
-
-
-def format_json(traj: Trajectory) -> str:
-    """The JSON text of a ROS 2 JointTrajectory message (one point per line). Raises
-    ValueError if two times are less than 1 ns apart (they would collide when rounded)."""
-    _exportable(traj)
-    ns = [_to_ns(t) for t in traj.times]
-    for i in range(1, len(ns)):
-        if ns[i] <= ns[i - 1]:
-            raise ValueError(f"times {show(traj.times[i - 1])} and {show(traj.times[i])} s are less than "
-                             "1 ns apart: time_from_start cannot tell them apart")
-    dump = lambda x: json.dumps(x, ensure_ascii=False, allow_nan=False)  # noqa: E731
-    points = []
-    for n, row in zip(ns, traj.positions):
-        sec, nanosec = divmod(n, _NS)
-        points.append("    " + dump({"positions": [float(v) for v in row],
-                                     "time_from_start": {"sec": sec, "nanosec": nanosec}}))
-    return ('{\n  "header": {"stamp": {"sec": 0, "nanosec": 0}, "frame_id": ""},\n'
-            f'  "joint_names": {dump(list(traj.joint_names))},\n'
-            '  "points": [\n' + ",\n".join(points) + "\n  ]\n}\n")
-
-
-def _reject_constant(name):
-    raise ValueError(f"{name} is not a finite number")
-
-
-def _int_field(d: dict, keys: Sequence[str], source: str, where: str) -> int:
-    for k in keys:
-        if k in d:
-            v = d[k]
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise _err(source, where, f"{k} must be an integer, got {show(v)}")
-            return v
-    raise _err(source, where, f"missing {' or '.join(keys)}")
-
-
-def parse_json(text: str, source: str = "", kinds: Optional[Sequence[str]] = None) -> Trajectory:
-    """Parse a JointTrajectory JSON (ROS 2 ``sec``/``nanosec`` or ROS 1 ``secs``/``nsecs``).
-    ``kinds`` gives the joints' kinds (JSON has no units); default all angular."""
-    text = text[1:] if text.startswith("\ufeff") else text
-    try:
-        doc = json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as e:
-        line, column, msg = json_error(e)
-        raise _err(source, f"line {line} column {column}", msg) from None
-    except ValueError as e:
-        raise _err(source, "", str(e)) from None
-    if not isinstance(doc, dict):
-        raise _err(source, "", "expected a JSON object with 'joint_names' and 'points'")
-    names = doc.get("joint_names")
-    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
-        raise _err(source, "joint_names", "must be a non-empty list of strings")
-    pts = doc.get("points")
-    if not isinstance(pts, list) or not pts:
-        raise _err(source, "points", "must be a non-empty list")
-    times, positions, prev = [], [], None
-    for i, p in enumerate(pts):
-        where = f"points[{i}]"
-        if not isinstance(p, dict):
-            raise _err(source, where, "must be an object")
-        pos = p.get("positions")
-        if not isinstance(pos, list) or len(pos) != len(names):
-            raise _err(source, where, f"positions must be a list of {len(names)} numbers "
-                       f"(one per joint name), got {pos!r:.80}")
-        for v in pos:
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise _err(source, where, f"position {show(v)} is not a number")
-        tfs = p.get("time_from_start")
-        if not isinstance(tfs, dict):
-            raise _err(source, where, "time_from_start must be {\"sec\": int, \"nanosec\": int}")
-        sec = _int_field(tfs, ("sec", "secs"), source, where + ".time_from_start")
-        nanosec = _int_field(tfs, ("nanosec", "nsecs"), source, where + ".time_from_start")
-        if not 0 <= nanosec < _NS:
-            raise _err(source, where, f"nanosec {nanosec} must be in 0..999999999")
-        t = float(Fraction(sec * _NS + nanosec, _NS))
-        _check_increasing(t, prev, source, where)
-        prev = t
-        times.append(t)
-        positions.append([float(v) for v in pos])
-    return _build(source, names, times, positions, kinds)
-
-
-# ---------------------------------------------------------------- Klampt linear path
-
-
-def format_path(traj: Trajectory) -> str:
-    """Klampt linear path text: ``time<TAB>n v1 ... vn`` per line, full precision."""
-    _exportable(traj)
-    m = traj.n_joints
-    return "".join(f"{_r(t)}\t{m} " + " ".join(_r(v) for v in row) + "\n"
-                   for t, row in zip(traj.times, traj.positions))
-
-
-def parse_path(text: str, source: str = "", joint_names: Optional[Sequence[str]] = None,
-               kinds: Optional[Sequence[str]] = None) -> Trajectory:
-    """Parse a Klampt linear path. ``joint_names`` / ``kinds`` name the milestone entries in
-    order (the file has none); defaults ``q0, q1, ...`` and angular."""
-    times, positions, prev, width = [], [], None, None
-    for lineno, line in _lines(text):
-        where = f"line {lineno}"
-        tok = line.split()
-        if len(tok) < 2 or not re.fullmatch(r"[0-9]+", tok[1]):
-            raise _err(source, where, "expected 'time count value...' (a milestone)")
-        n = int(tok[1])
-        if len(tok) - 2 != n:
-            raise _err(source, where, f"count says {n} values but {len(tok) - 2} follow")
-        if width is not None and n != width:
-            raise _err(source, where, f"{n} values, but earlier milestones have {width}")
-        width = n
-        t = _number(tok[0], source, where)
-        _check_increasing(t, prev, source, where)
-        prev = t
-        times.append(t)
-        positions.append([_number(v, source, where) for v in tok[2:]])
-    if not times:
-        raise _err(source, "", "no milestones")
-    if width == 0:
-        raise _err(source, "", "milestones have no values")
-    if joint_names is None:
-        joint_names = [f"q{j}" for j in range(width)]
-    elif len(joint_names) != width:
-        raise _err(source, "", f"milestones have {width} values but {len(joint_names)} joint "
-                   "names were given")
-    return _build(source, list(joint_names), times, positions, kinds)
-
-
-# ---------------------------------------------------------------- files
-
-_FORMATTERS = {".csv": format_csv, ".json": format_json, ".path": format_path}
-
-
-def _extension(path: PathLike) -> str:
+def format_of(path: PathLike) -> TrajectoryFormat:
+    """The format of ``path``'s extension (any case); ValueError naming the file if none."""
     ext = os.path.splitext(os.fspath(path))[1].lower()
-    if ext not in FORMATS:
+    fmt = BY_EXTENSION.get(ext)
+    if fmt is None:
         raise ValueError(f"unknown trajectory format {ext or '(no extension)'!r} for "
-                         f"'{os.fspath(path)}': use .csv, .json or .path")
-    return ext
+                         f"'{os.fspath(path)}': use {extensions_text()}")
+    return fmt
 
 
 def save_trajectory(traj: Trajectory, path: PathLike) -> None:
     """Write ``traj`` as it is (no selection or decimation) in the format of ``path``'s
     extension, atomically. ValueError for an unknown extension or nothing to export, OSError
     naming ``path`` when it cannot be written; in every failure the file system is unchanged."""
-    data = _FORMATTERS[_extension(path)](traj).encode("utf-8")
+    data = format_of(path).write(traj).encode("utf-8")
     write_atomic(path, data, "trajectory")
 
 
 def load_trajectory(path: PathLike, joint_names: Optional[Sequence[str]] = None,
                     kinds: Optional[Sequence[str]] = None) -> Trajectory:
-    """Read a .csv, .json or .path trajectory. ``joint_names`` / ``kinds``, when given, are
-    what the caller expects: they name the columns of a .path (which has no names), give the
-    kinds of .json/.path (which have no units), and must match what a file does state (the
-    names of .csv/.json, the units of .csv), else ValueError. OSError naming ``path`` if it
-    cannot be read; :class:`TrajectoryFormatError` for bad content."""
-    ext = _extension(path)
+    """Read a trajectory file of any format in :data:`TABLE`. ``joint_names`` / ``kinds``,
+    when given, are what the caller expects: they name the columns of a format without names
+    (.path), give the kinds of a format without units (.json, .path), and must match what a
+    file does state (the names of .csv/.json, the units of .csv), else ValueError. OSError
+    naming ``path`` if it cannot be read; :class:`TrajectoryFormatError` for bad content."""
+    fmt = format_of(path)
     path = os.fspath(path)
     try:
         with open(path, "rb") as f:
@@ -329,15 +123,13 @@ def load_trajectory(path: PathLike, joint_names: Optional[Sequence[str]] = None,
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise _err(path, "", f"not UTF-8 text (bad byte at offset {e.start})") from None
-    if ext == ".path":
-        return parse_path(text, path, joint_names, kinds)
-    traj = parse_csv(text, path) if ext == ".csv" else parse_json(text, path, kinds)
-    if joint_names is not None and tuple(joint_names) != traj.joint_names:
-        raise _err(path, "", f"joints {list(traj.joint_names)} differ from the expected "
+        raise file_error(path, "", f"not UTF-8 text (bad byte at offset {e.start})") from None
+    traj = fmt.read(text, path, joint_names, kinds)
+    if fmt.names and joint_names is not None and tuple(joint_names) != traj.joint_names:
+        raise file_error(path, "", f"joints {list(traj.joint_names)} differ from the expected "
                    f"{list(joint_names)}")
-    if kinds is not None and tuple(kinds) != traj.kinds:
-        raise _err(path, "", f"joint kinds {list(traj.kinds)} differ from the expected "
+    if fmt.units and kinds is not None and tuple(kinds) != traj.kinds:
+        raise file_error(path, "", f"joint kinds {list(traj.kinds)} differ from the expected "
                    f"{list(kinds)}")
     return traj
 
@@ -350,11 +142,11 @@ def export_trajectory(traj: Trajectory, path: PathLike, *, include_virtual: bool
     ``length_step`` m, or ``every_frame``) and write ``path`` atomically.
 
     Returns ``(written, violations)``: the Trajectory written and the limit
-    :class:`~.trajectory.Violation` s found on the full-rate motion (which bound those of the
+    :class:`~.model.Violation` s found on the full-rate motion (which bound those of the
     waypoints). Violations are reported, not fatal: the file is written anyway."""
-    _extension(path)  # fail before any work
+    format_of(path)  # fail before any work
     full = unwrap(select(traj, include_virtual))
-    _exportable(full)
+    check_exportable(full)
     violations = check_limits(full)
     out = decimate(full, angle_step, length_step, every_frame)
     save_trajectory(out, path)
