@@ -431,3 +431,16 @@ def test_random_mutation_sequences_keep_the_invariants(vh, seed):
     Solver(lk).solve(max_iterations=5)
     for T in lk.poses().values():
         assert np.isfinite(T).all()
+
+
+def test_every_edit_function_is_a_method_defined_on_the_class():
+    """``lk.set_target`` is found by help() and go-to-definition: the class body names every
+    edit function of the three edit modules, and nothing else binds methods at import."""
+    import inspect
+
+    from vart_addon.solver import editing, goals_edit, linkage, tree_edit
+    for module in (editing, tree_edit, goals_edit):
+        for name in module.__all__:
+            assert linkage.Linkage.__dict__.get(name) is getattr(module, name), name
+    source = inspect.getsource(linkage.Linkage)
+    assert all(f"    {n} = " in source for m in (editing, tree_edit, goals_edit) for n in m.__all__)

@@ -15,8 +15,9 @@ Modules:
 
 - :mod:`.se3` (Lie groups), :mod:`.joint_types` (the catalog; its pose derivatives in
   :mod:`.pose_derivatives`), :mod:`.linkage` (data);
-- :mod:`.editing`, :mod:`.tree_edit`, :mod:`.goals_edit` (validated mutations, also bound as
-  Linkage methods);
+- :mod:`.parts` (``Link``, ``Joint``);
+- :mod:`.editing`, :mod:`.tree_edit`, :mod:`.goals_edit` (validated mutations, also
+  ``Linkage``'s methods);
 - :mod:`.kinematics` (vectorized FK), :mod:`.topology` (solve groups; planar loops in
   :mod:`.planar`), :mod:`.goals`,
   :mod:`.evaluation` (a group's goals at a configuration), :mod:`.pdls`, :mod:`.stepper` (one
@@ -30,14 +31,11 @@ counts. Hot paths multiply 1-D and 2-D arrays with ``a.dot(b)`` rather than ``a 
 result there, about half a microsecond less per call: ``@`` is a generalized ufunc), keep
 ``@`` for stacks of matrices, and use plain floats for a single joint's rotation.
 """
-from . import editing as _editing
 from .errors import VartError
 from .joint_types import CATALOG, JointType, joint_type
 from .linkage import GROUND, Joint, Link, Linkage
 from .solver import Settings, Solver
 from .status import LevelStatus, SolveStatus
-
-_editing._bind()
 
 __all__ = ["CATALOG", "GROUND", "Joint", "JointType", "Link", "Linkage", "LevelStatus",
            "Settings", "SolveStatus", "Solver", "VartError", "joint_type"]

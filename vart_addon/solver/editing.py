@@ -3,15 +3,20 @@
 Every function checks all of its input before touching anything and raises
 :class:`~.errors.VartError` naming the problem; on error the linkage is unchanged. Links and
 joints here; the spanning tree's restructuring in :mod:`.tree_edit`. A new tree joint whose
-invariant does not hold snaps its child side onto the joint. They are also bound as methods of ``Linkage`` (``linkage.add_joint(...)`` etc.).
+invariant does not hold snaps its child side onto the joint. They are also methods of ``Linkage`` (``linkage.add_joint(...)`` etc.).
 """
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import se3, validate as V
 from .errors import VartError
-from .linkage import Joint, Link, Linkage
+from .parts import Joint, Link
+
+if TYPE_CHECKING:  # the edits are Linkage's methods: linkage.py imports this module
+    from .linkage import Linkage
 from .tree_edit import _GENERAL, _make_tree, _new_joint, _rebuild_tree, _root_q, _type
 
 
@@ -222,11 +227,5 @@ def _clear_mimics_of(lk, names):
             o.mimic = None
 
 
-def _bind():
-    from . import goals_edit, tree_edit
-    for mod in (__import__(__name__, fromlist=["x"]), tree_edit, goals_edit):
-        for fname in getattr(mod, "__all__", ()):
-            setattr(Linkage, fname, getattr(mod, fname))
-
-
-__all__ = ["add_link", "remove_link", "set_mass", "set_gravity", "add_joint", "remove_joint", "set_joint_type", "set_frames", "set_parent", "set_child"]
+__all__ = ["add_link", "remove_link", "set_mass", "set_gravity", "add_joint", "remove_joint",
+           "set_joint_type", "set_frames", "set_parent", "set_child"]

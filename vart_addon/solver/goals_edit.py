@@ -6,11 +6,16 @@ layout (see :mod:`.joint_types`). All functions validate first and change nothin
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from . import se3, validate as V
 from .errors import VartError
-from .linkage import Joint, Linkage
+from .parts import Joint
+
+if TYPE_CHECKING:  # the edits are Linkage's methods: linkage.py imports this module
+    from .linkage import Linkage
 
 
 def _joint(lk: Linkage, name: str) -> Joint:

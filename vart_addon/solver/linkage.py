@@ -12,89 +12,17 @@ A tree edge is traversed parent-to-child (``tree_dir = +1``) or child-to-parent 
 every other joint is a *closure* (``tree_dir = 0``). World poses follow from the tree joints'
 q by forward kinematics (see :mod:`.kinematics`).
 
-Mutations live in :mod:`.editing`; this module holds the data and the queries.
+The parts (``Link``, ``Joint``, ``GROUND``) are :mod:`.parts`. Mutations live in :mod:`.editing`,
+:mod:`.tree_edit` and :mod:`.goals_edit`; they are methods of :class:`Linkage` too (the class
+lists them by name), and this module holds the data and the queries.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
-from . import se3
+from . import editing, goals_edit, se3, tree_edit
 from .errors import VartError
-from .joint_types import JointType
-
-GROUND = None
-
-
-@dataclass(eq=False)
-class Link:
-    """A rigid body. ``com`` is the centre of mass in the link frame (m); mass in kg."""
-
-    name: str
-    mass: float = 0.0
-    com: np.ndarray = field(default_factory=lambda: np.zeros(3))
-    virtual: bool = False
-
-
-@dataclass(eq=False)
-class Joint:
-    """A joint between ``parent`` (a link name, or None for the ground) and ``child``.
-
-    Goals on the joint: ``lock_q`` (held at the lock level), ``target_q`` with ``target_mask``
-    (per-DoF; the target level), ``posture_q`` (the posture level), ``stiffness`` with
-    ``rest_q`` (a linear spring, potential level, 1-DoF joints), ``mimic`` = (leader joint
-    name, multiplier, offset) enforced at the invariant level. Limits are per DoF.
-
-    A tree joint's ``q`` after a solve is a view of the solver's configuration vector, which
-    later solves update in place (copy it to keep a value); assigning a new array is always
-    safe.
-    """
-
-    name: str
-    jtype: JointType
-    parent: str | None
-    child: str
-    T_parent_mob: np.ndarray
-    T_child_frame: np.ndarray
-    q: np.ndarray
-    lower: np.ndarray
-    upper: np.ndarray
-    pitch: float = 0.0
-    virtual: bool = False
-    is_root: bool = False
-    tree_dir: int = 0
-    lock_q: np.ndarray | None = None
-    target_q: np.ndarray | None = None
-    target_mask: np.ndarray | None = None
-    posture_q: np.ndarray | None = None
-    stiffness: float = 0.0
-    rest_q: np.ndarray | None = None
-    mimic: tuple[str, float, float] | None = None
-
-    @property
-    def dof(self) -> int:
-        return self.jtype.dof
-
-    @property
-    def is_tree(self) -> bool:
-        return self.tree_dir != 0
-
-    @property
-    def locked(self) -> bool:
-        return self.lock_q is not None
-
-    def label(self) -> str:
-        """How messages name this joint: its name, or ``root of 'link'``."""
-        return f"root joint of link {self.child!r}" if self.is_root else f"joint {self.name!r}"
-
-    def copy(self) -> "Joint":
-        c = Joint(**{k: getattr(self, k) for k in self.__dataclass_fields__})
-        for k, v in c.__dict__.items():
-            if isinstance(v, np.ndarray):
-                setattr(c, k, v.copy())
-        return c
-
+from .parts import GROUND, Joint, Link
 
 class Linkage:
     """A mechanism: links, joints, root joints, the spanning tree and gravity.
@@ -223,4 +151,42 @@ class Linkage:
         """Only goal values or tree q changed: the analysis stays valid (solvers re-read values)."""
         self.values_version += 1
 
-    # Mutations are attached from .editing at import time (see the bottom of editing.py).
+    # ---- mutations: each validated, atomic, raising VartError with the linkage unchanged ----
+    # The functions of the edit modules, as methods: ``lk.add_joint(...)`` is
+    # ``editing.add_joint(lk, ...)``.
+    # links and joints (.editing)
+    add_link = editing.add_link
+    remove_link = editing.remove_link
+    set_mass = editing.set_mass
+    set_gravity = editing.set_gravity
+    add_joint = editing.add_joint
+    remove_joint = editing.remove_joint
+    set_joint_type = editing.set_joint_type
+    set_frames = editing.set_frames
+    set_parent = editing.set_parent
+    set_child = editing.set_child
+    # the spanning tree (.tree_edit)
+    make_tree = tree_edit.make_tree
+    make_root_tree = tree_edit.make_root_tree
+    make_closure = tree_edit.make_closure
+    make_ground_link = tree_edit.make_ground_link
+    invert_joint = tree_edit.invert_joint
+    split_link = tree_edit.split_link
+    merge_joint = tree_edit.merge_joint
+    # goals and values (.goals_edit)
+    lock_joint = goals_edit.lock_joint
+    lock_link = goals_edit.lock_link
+    unlock_joint = goals_edit.unlock_joint
+    unlock_link = goals_edit.unlock_link
+    set_target = goals_edit.set_target
+    set_link_target = goals_edit.set_link_target
+    clear_target = goals_edit.clear_target
+    clear_link_target = goals_edit.clear_link_target
+    set_posture = goals_edit.set_posture
+    clear_posture = goals_edit.clear_posture
+    set_limits = goals_edit.set_limits
+    set_stiffness = goals_edit.set_stiffness
+    set_q = goals_edit.set_q
+    set_link_pose = goals_edit.set_link_pose
+    set_mimic = goals_edit.set_mimic
+    clear_mimic = goals_edit.clear_mimic

@@ -4,12 +4,17 @@ every link's world pose (see :mod:`.editing` for links and joints themselves).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from . import se3, validate as V
 from .errors import VartError
 from .joint_types import INVERTIBLE, joint_type
-from .linkage import Joint, Link, Linkage
+from .parts import Joint, Link
+
+if TYPE_CHECKING:  # the edits are Linkage's methods: linkage.py imports this module
+    from .linkage import Linkage
 
 _GENERAL = joint_type("general")
 
