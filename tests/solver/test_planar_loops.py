@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vart_addon.solver import Linkage, Settings, Solver, se3
-from vart_addon.solver import topology
+from vart_addon.solver import goal_kinds
 from vart_addon.solver.planar import is_planar_closure
 
 TIGHT = Settings(tol=1e-12)
@@ -78,7 +78,7 @@ def test_a_planar_loop_solves_as_with_all_five_rows(vh, monkeypatch):
     converged, and the status names the closure's invariant either way."""
     def drag(planar):
         if not planar:
-            monkeypatch.setattr(topology, "is_planar_closure", lambda *a: False)
+            monkeypatch.setattr(goal_kinds, "is_planar_closure", lambda *a: False)
         fb = vh.FourBar(G=tilted())
         solver = Solver(fb.lk, TIGHT)
         poses = []

@@ -26,7 +26,7 @@ from dataclasses import replace
 import bpy
 import numpy as np
 
-from .bake_inputs import find_inputs
+from .bake_inputs import TARGET, find_inputs
 from .bake_keys import Keyer, write_baked
 from .bake_result import BakeError, BakeResult
 from ..bridge import SceneBridge
@@ -37,7 +37,6 @@ from ..bridge.scene import closure_qs
 from ..shared.frames import kept_frame
 from ..bridge import schema as S
 from ..solver import Settings, VartError
-from ..solver import goals as G
 
 BAKE_GROUP = A.BAKE_GROUP
 
@@ -67,7 +66,7 @@ def _input_errors(lk, inputs, poses, targets) -> dict:
     out = {}
     for jn, (_, mask) in inputs.joints.items():
         j = lk.joints[jn]
-        out[f"target of {j.label()}"] = float(np.abs(j.q - targets[jn])[mask].max())
+        out[TARGET.goal_id(j)] = float(np.abs(j.q - targets[jn])[mask].max())
     for ln, mask in inputs.links.items():
         T, Tt = poses[ln], targets[ln]
         e = 0.0
@@ -76,7 +75,7 @@ def _input_errors(lk, inputs, poses, targets) -> dict:
         if mask[3:].any():
             c = (np.trace(T[:3, :3] @ Tt[:3, :3].T) - 1.0) / 2.0
             e = max(e, float(np.arccos(np.clip(c, -1.0, 1.0))))
-        out[f"target of {lk.roots[ln].label()}"] = e
+        out[TARGET.goal_id(lk.roots[ln])] = e
     return out
 
 
@@ -167,8 +166,7 @@ def bake(scene=None, frame_start=None, frame_end=None, *, bridge: SceneBridge | 
                 errs = _input_errors(lk, inputs, poses, targets)
                 for g, e in errs.items():
                     res.input_error[g] = max(res.input_error.get(g, 0.0), e)
-                unmet = [g for lv in st.levels[:G.POSTURE] if lv.name != "potential"
-                         for g in lv.unmet if g not in errs]
+                unmet = [g for g in st.unmet if g not in errs]
                 unmet += [g for g, e in errs.items() if e > input_tol]
                 if unmet:
                     res.unmet[f] = unmet

@@ -21,7 +21,11 @@ import numpy as np
 
 from ..bridge import animation as A
 from ..bridge import schema as S
+from ..solver.goal_kinds import KIND
 from .keying import rotation_path
+
+#: The kind of goal an animated value becomes.
+TARGET = KIND["target"]
 
 
 # ---- inputs -----------------------------------------------------------------------------------
@@ -66,7 +70,7 @@ def find_inputs(obs: dict, data, linkage) -> Inputs:
                     continue  # a closure's q is output only: it is driven by its target
                 _, mask = inp.joints.setdefault(jn, (n, np.zeros(dof, bool)))
                 mask[idx] = True
-                inp.curves[(n, path, idx)] = f"target of {linkage.joints[jn].label()}"
+                inp.curves[(n, path, idx)] = TARGET.goal_id(linkage.joints[jn])
             elif path.startswith(f'["{S.KEY}"]'):
                 inp.sync = True
         ad = ob.animation_data
@@ -81,7 +85,7 @@ def find_inputs(obs: dict, data, linkage) -> Inputs:
             mask[:3] = True
         else:
             mask[3:] = True
-        inp.curves[(n, path, idx)] = f"target of {linkage.roots[n].label()}"
+        inp.curves[(n, path, idx)] = TARGET.goal_id(linkage.roots[n])
     inp.described = ([f"q of joint {jn!r}" for jn in inp.joints]
                      + [f"transform of link {ln!r}" for ln in inp.links]
                      + (["other vart properties"] if inp.sync else []))

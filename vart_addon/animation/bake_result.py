@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from ..bridge import BridgeError
 from ..solver import LevelStatus, SolveStatus
-from ..solver import goals as G
+from ..solver.levels import LEVEL_NAMES, Level, level_of
 
 
 class BakeError(BridgeError):
@@ -33,9 +33,6 @@ def frame_ranges(frames) -> str:
     return ", ".join(out)
 
 
-#: The level of a goal, from the first word of the solver's goal names.
-_LEVEL_OF = {"invariant": G.INVARIANT, "mimic": G.INVARIANT, "limit": G.LIMIT, "lock": G.LOCK,
-             "target": G.TARGET, "posture": G.POSTURE}
 
 
 @dataclass
@@ -94,7 +91,7 @@ class BakeResult:
     def level_status(self) -> SolveStatus:
         """The whole bake as one SolveStatus: per level, whether it was active, its largest
         error over the frames, and its unmet goals as ``"goal (frames a-b, c)"``."""
-        levels = [LevelStatus(n) for n in G.LEVEL_NAMES]
+        levels = [LevelStatus(n) for n in LEVEL_NAMES]
         out = SolveStatus(levels=levels, converged=True)
         per_goal: list[dict] = [{} for _ in levels]
         for k, st in enumerate(self.statuses):
@@ -110,14 +107,14 @@ class BakeResult:
                 agg.error = max(agg.error, lv.error)
                 agg.max_goal_error = max(agg.max_goal_error, lv.max_goal_error)
                 agg.iterations = max(agg.iterations, lv.iterations)
-                if i == G.POTENTIAL or i == G.POSTURE:
+                if i in (Level.POTENTIAL, Level.POSTURE):
                     agg.satisfied &= lv.satisfied
             for g in self.unmet.get(f, ()):
-                i = _LEVEL_OF.get(g.split(" ", 1)[0], G.TARGET)
+                i = level_of(g)
                 per_goal[i].setdefault(g, []).append(f)
         for i, goals in enumerate(per_goal):
             levels[i].unmet = [f"{g} (frames {frame_ranges(fs)})" for g, fs in goals.items()]
-            if i not in (G.POTENTIAL, G.POSTURE):
+            if i not in (Level.POTENTIAL, Level.POSTURE):
                 levels[i].satisfied = not goals
         out.stuck = sorted({n for names in self.stuck.values() for n in names})
         return out

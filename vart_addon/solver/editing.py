@@ -13,6 +13,7 @@ import numpy as np
 
 from . import se3, validate as V
 from .errors import VartError
+from .goal_kinds import clear_configuration_goals
 from .parts import Joint, Link
 
 if TYPE_CHECKING:  # the edits are Linkage's methods: linkage.py imports this module
@@ -155,8 +156,7 @@ def set_joint_type(lk: Linkage, name: str, jtype: str):
     poses = lk.poses()
     T = lk.relative_pose(j, poses)
     if jt.layout != j.jtype.layout:  # same size is not enough: (wx, wy, wz) is not (tx, ty, rz)
-        j.lock_q = j.target_q = j.target_mask = j.posture_q = j.rest_q = None
-        j.stiffness = 0.0
+        clear_configuration_goals(j)
     j.jtype = jt
     j.lower, j.upper = np.full(jt.dof, -np.inf), np.full(jt.dof, np.inf)
     j.q = jt.fit(T, j.pitch)[0]

@@ -49,7 +49,7 @@ class GroupProblem:
         for lv in spec.levels:
             self.level_slices.append(slice(i, i + len(lv)))
             i += len(lv)
-        self.active_levels = [k for k in range(6) if self.active[k]]
+        self.active_levels = [k for k in range(G.N_LEVELS) if self.active[k]]
         # the levels that must reach zero (potential and posture need not)
         self.hard_levels = [k for k in self.active_levels if k not in (G.POTENTIAL, G.POSTURE)]
         # per active level: (k, its batches' slice, the batch's index if it has only one)

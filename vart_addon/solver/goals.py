@@ -1,8 +1,10 @@
 """Goals: each gives its error rows and their analytic Jacobian over a solve group's tree DoF.
 
-Priority levels, highest first (DESIGN.md): ``INVARIANT`` (closure joints keep their structure;
-mimic couplings), ``LIMIT`` (closure joints beyond their limits), ``LOCK``, ``POTENTIAL``
-(gravity on link masses, springs), ``TARGET``, ``POSTURE``. The solver wants ``J dq = -e``.
+Priority levels, highest first (:mod:`.levels`): ``INVARIANT`` (closure joints keep their
+structure; mimic couplings), ``LIMIT`` (closure joints beyond their limits), ``LOCK``,
+``POTENTIAL`` (gravity on link masses, springs), ``TARGET``, ``POSTURE``. The solver wants
+``J dq = -e``. Which goals a linkage has, and which batch class evaluates each kind, is the
+registry of :mod:`.goal_kinds`; each batch names its goals with :class:`~.levels.GoalId` s.
 
 Goals of one kind and joint type are evaluated together in one batch (numpy over the batch).
 Jacobians use the world twists ``S`` of :class:`~.kinematics.TreeModel`: a relative quantity
@@ -15,9 +17,9 @@ import numpy as np
 
 from . import pose_derivatives as PD
 from . import se3
+from .levels import LEVEL_NAMES, N_LEVELS, GoalId, Level  # noqa: F401  (re-exported as G.*)
 
-INVARIANT, LIMIT, LOCK, POTENTIAL, TARGET, POSTURE = range(6)
-LEVEL_NAMES = ("invariant", "limit", "lock", "potential", "target", "posture")
+INVARIANT, LIMIT, LOCK, POTENTIAL, TARGET, POSTURE = Level
 
 
 class State:
@@ -94,7 +96,7 @@ class Batch:
     """Base: ``names`` (one per goal), ``level``; ``rows`` returns (e, J or None, goal index)."""
 
     level = INVARIANT
-    names: list[str]
+    names: list[GoalId]
 
     def refresh(self):
         """Re-read goal values from the linkage before a solve (most goals have none)."""
@@ -113,7 +115,7 @@ class InvariantBatch(Batch):
     def __init__(self, model, joints, cols, residual_type=None):
         self.jt = residual_type or joints[0].jtype
         self.rel = _Relative(model, joints, cols)
-        self.names = [f"invariant of {j.label()}" for j in joints]
+        self.names = [GoalId("invariant", j.label(), INVARIANT) for j in joints]
         self.goal = np.repeat(np.arange(len(joints)), self.jt.n_invariants)
         # Rows that are only the child frame's offset along mobility axes (free rotation,
         # e.g. spherical, point-slider): see _offset_rows.
@@ -223,7 +225,7 @@ class ConfigBatch(Batch):
         self.w = np.repeat(w, joints[0].dof)[sel]
         self.unit_w = bool((self.w == 1.0).all())
         self.all_rows = bool(sel.all() and self.unit_w)
-        self.names = [f"{kind} of {j.label()}" for j in joints]
+        self.names = [GoalId(kind, j.label(), level) for j in joints]
         self.goal_of_row = np.repeat(np.arange(len(joints)), joints[0].dof)[sel]
         self.n_cols = len(cols)
 
@@ -260,7 +262,7 @@ class LimitBatch(Batch):
         self.cfg = _ConfigRows(model, joints, cols)
         self.lower = np.stack([j.lower for j in joints])
         self.upper = np.stack([j.upper for j in joints])
-        self.names = [f"limit of {j.label()}" for j in joints]
+        self.names = [GoalId("limit", j.label(), LIMIT) for j in joints]
         self.n_cols = len(cols)
         self.dof = joints[0].dof
 
@@ -285,7 +287,7 @@ class MimicBatch(Batch):
         self.l = [_ConfigRows(model, [ld], cols) for _, ld, _, _ in pairs]
         self.mult = np.array([m for _, _, m, _ in pairs])
         self.off = np.array([o for _, _, _, o in pairs])
-        self.names = [f"mimic of {f.label()}" for f, _, _, _ in pairs]
+        self.names = [GoalId("mimic", f.label(), INVARIANT) for f, _, _, _ in pairs]
         self.n_cols = len(cols)
 
     def rows(self, state, jac):
@@ -318,7 +320,7 @@ class GravityBatch(Batch):
         self.gravity = np.asarray(gravity, dtype=float)
         self.push = -tau * np.outer(self.mass, self.gravity).reshape(-1)
         self.sign = model.anc_sign[self.idx][:, cols]
-        self.names = ["gravity"]
+        self.names = [GoalId("gravity", "", POTENTIAL)]
         self.goal = np.zeros(3 * len(links), dtype=int)
 
     def rows(self, state, jac):

@@ -85,7 +85,7 @@ def _compare(new: Evaluation, old: Evaluation, tol: float, active, predicted=Non
     such as zig-zag near a singular, out-of-reach pose), else ``OK``; ``ratio`` is actual /
     predicted gain.
     """
-    for k in range(6):
+    for k in range(G.N_LEVELS):
         if not active[k]:
             continue
         o, n = old.measure[k], new.measure[k]
@@ -233,21 +233,21 @@ class Solver:
         is far outside it, the deciding level (highest unsatisfied least-squares level) gets
         more Levenberg-Marquardt damping, which shortens the ill-conditioned directions instead
         of scaling every DoF alike (the uniform cap alone zig-zags near singular poses)."""
-        dq = self._stepper.step(gp, ev, q, upto=5)
+        dq = self._stepper.step(gp, ev, q, upto=G.POSTURE)
         if self._stepper.cap > 0.5:
             return dq
-        level = next((k for k in range(6) if gp.active[k] and not ev.satisfied[k]), -1)
+        level = next((k for k in range(G.N_LEVELS) if gp.active[k] and not ev.satisfied[k]), -1)
         if level < 0 or level == G.POTENTIAL:
             return dq
         self._stepper.step(gp, ev, q, upto=level)  # is this level's own step too long?
         if self._stepper.cap > 0.5:
-            return self._stepper.step(gp, ev, q, upto=5)  # no: lower levels' (uniformly capped)
+            return self._stepper.step(gp, ev, q, upto=G.POSTURE)  # no: lower levels' (uniformly capped)
         for _ in range(8):
             gp.raise_damping(ev, level, 4.0)
             self._stepper.step(gp, ev, q, upto=level)
             if self._stepper.cap > 0.5:
                 break
-        return self._stepper.step(gp, ev, q, upto=5)
+        return self._stepper.step(gp, ev, q, upto=G.POSTURE)
 
     def _line_search(self, gp, ev, q, dq, alpha, bend=None):
         """Try ``q + alpha dq``; returns (accepted evaluation or None, alpha, the step used).

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import goals as G
+from .levels import LEVEL_NAMES, REPORTED, Level
 
 
 @dataclass
@@ -54,7 +54,7 @@ class SolveStatus:
     @property
     def levels(self) -> list:
         if self._levels is None:
-            self._levels = [LevelStatus(n) for n in G.LEVEL_NAMES]
+            self._levels = [LevelStatus(n) for n in LEVEL_NAMES]
         if self._pending:
             pending, self._pending = self._pending, []
             for fill in pending:
@@ -63,10 +63,14 @@ class SolveStatus:
 
     @property
     def unmet(self) -> list:
-        return [n for lv in self.levels[:G.POSTURE] if lv.name != "potential" for n in lv.unmet]
+        """The unmet goals (:class:`~.levels.GoalId` s) of the levels that must be met
+        (:data:`~.levels.REPORTED`: not the potential, which is minimised, nor postures)."""
+        levels = self.levels
+        return [n for k in REPORTED for n in levels[k].unmet]
 
-    def level(self, name: str) -> LevelStatus:
-        return self.levels[G.LEVEL_NAMES.index(name)]
+    def level(self, name: str | Level) -> LevelStatus:
+        """The status of one level, by :class:`~.levels.Level` or by its name."""
+        return self.levels[name if isinstance(name, Level) else LEVEL_NAMES.index(name)]
 
     def __repr__(self):
         return (f"SolveStatus(converged={self.converged}, iterations={self.iterations}, "

@@ -10,6 +10,7 @@ import numpy as np
 
 from . import se3, validate as V
 from .errors import VartError
+from .goal_kinds import Q_FIELDS
 from .joint_types import INVERTIBLE, joint_type
 from .parts import Joint, Link
 
@@ -88,7 +89,7 @@ def invert_joint(lk: Linkage, name: str):
     j.q = fitted
     if j.dof and j.jtype.rot != "free":
         j.lower, j.upper = -hi, -lo  # scalar inverses negate (exact for 1-DoF; see notes)
-    for attr in ("lock_q", "target_q", "posture_q", "rest_q"):
+    for attr in Q_FIELDS:
         goal = getattr(j, attr)
         if goal is not None:  # the goal configuration of the inverse motion
             inv = j.jtype.fit(se3.inverse(j.jtype.motion(goal, j.pitch)), j.pitch)[0]

@@ -1,0 +1,162 @@
+"""The kinds of goals, each declared once: what it is stored in, when a joint or link has it,
+which DoF can change it (its support), its priority level and the batch that evaluates it.
+
+:mod:`.topology` turns a linkage into solve groups by looping over :data:`KINDS`; the edit
+functions that invert a joint or change its type treat the configuration fields listed here
+(``q_fields``); statuses and bakes read a goal's level from its :class:`~.levels.GoalId`.
+
+A new kind of goal is: its storage (a field of :class:`~.parts.Joint` or
+:class:`~.parts.Link`, set by a function of :mod:`.goals_edit`), a batch class in
+:mod:`.goals` (its error rows and Jacobian), and one :class:`GoalKind` here.
+"""
+from __future__ import annotations
+
+from dataclasses import MISSING, dataclass, fields
+from typing import Callable, Optional
+
+import numpy as np
+
+from . import goals as G
+from .levels import GoalId, Level
+from .parts import Joint
+from .planar import IN_PLANE, is_planar_closure
+
+
+@dataclass(frozen=True)
+class Context:
+    """What batch builders may need beyond the model and the goals: the linkage, gravity
+    (m/s^2, world), the potential's row scale ``tau`` (see :class:`.goals.GravityBatch`) and
+    the links' world poses at the start of the solve (the planar loops' test)."""
+
+    linkage: object
+    gravity: Optional[np.ndarray]
+    tau: float
+    T_world: np.ndarray
+
+
+@dataclass(frozen=True)
+class GoalKind:
+    """One kind of goal.
+
+    ``owner``: "joint" or "link" (the objects ``present`` and ``build`` receive).
+    ``present(linkage, obj)``: whether ``obj`` has this goal now.
+    ``build(model, objs, cols, context)``: the batches evaluating the goals of ``objs`` (all of
+    one joint type and tree-ness when ``by_type``) over the DoF columns ``cols``.
+    ``support(linkage, model, obj, default)``: the support mask when the goal depends on more
+    than its joint (a mimic's leader too); ``default`` is the joint's own support.
+    ``q_fields``: the :class:`~.parts.Joint` fields holding configurations in the joint's
+    layout (inverted with the joint, dropped when its layout changes); ``fields``: its other
+    storage.
+    """
+
+    name: str
+    level: Level
+    owner: str
+    present: Callable
+    build: Callable
+    by_type: bool = True
+    support: Optional[Callable] = None
+    q_fields: tuple[str, ...] = ()
+    fields: tuple[str, ...] = ()
+
+    def goal_id(self, obj) -> GoalId:
+        """The :class:`GoalId` of this goal on ``obj`` (a joint or link)."""
+        return GoalId(self.name, obj.label() if hasattr(obj, "label") else f"link {obj.name!r}",
+                      self.level)
+
+
+# ---- batch builders ---------------------------------------------------------------------------
+def _invariant(model, joints, cols, ctx):
+    planar = [is_planar_closure(model, j, ctx.T_world) for j in joints]
+    out = []
+    for flag in (False, True):
+        part = [j for j, p in zip(joints, planar) if p == flag]
+        if part:
+            out.append(G.InvariantBatch(model, part, cols, IN_PLANE if flag else None))
+    return out
+
+
+def _config(kind: str, level: Level, attr: str, mask: Optional[str] = None):
+    """A builder of :class:`.goals.ConfigBatch` es on ``attr`` (every DoF, or ``mask``'s)."""
+    def build(model, joints, cols, ctx):
+        m = ([getattr(j, mask) for j in joints] if mask else
+             np.ones((len(joints), joints[0].dof)))
+        return [G.ConfigBatch(level, kind, model, joints, cols, attr, m)]
+    return build
+
+
+def _spring(model, joints, cols, ctx):
+    w = np.sqrt(ctx.tau * np.array([j.stiffness for j in joints]))
+    return [G.ConfigBatch(Level.POTENTIAL, "spring", model, joints, cols, "rest_q",
+                          np.ones((len(joints), 1)), weight=w)]
+
+
+def _mimic_support(linkage, model, j, default):
+    return default | model_support(model, linkage.joints[j.mimic[0]])
+
+
+def _mimic(model, joints, cols, ctx):
+    pairs = [(j, ctx.linkage.joints[j.mimic[0]], j.mimic[1], j.mimic[2]) for j in joints]
+    return [G.MimicBatch(model, pairs, cols)]
+
+
+def _has_limits(linkage, j) -> bool:
+    return not j.is_tree and bool(np.isfinite(j.lower).any() or np.isfinite(j.upper).any())
+
+
+def _pulls(linkage, link) -> bool:
+    return link.mass > 0 and linkage.gravity is not None and bool(np.any(linkage.gravity))
+
+
+def model_support(model, j) -> np.ndarray:
+    """The tree DoF that can change joint ``j``'s relative pose: its own DoF for a tree joint,
+    else the joints on the paths from the lowest common ancestor of its links to each."""
+    if j.is_tree:
+        s = np.zeros(model.n_dof, bool)
+        s[model.slice_of(j)] = True
+        return s
+    a = model.anc_sign[model.index[j.child]]
+    b = model.anc_sign[model.index[j.parent]]
+    return (a - b) != 0
+
+
+#: Every kind of goal, highest level first.
+KINDS: tuple[GoalKind, ...] = (
+    GoalKind("invariant", Level.INVARIANT, "joint",
+             lambda lk, j: not j.is_tree and j.jtype.n_invariants > 0, _invariant),
+    GoalKind("mimic", Level.INVARIANT, "joint", lambda lk, j: j.mimic is not None, _mimic,
+             by_type=False, support=_mimic_support, fields=("mimic",)),
+    GoalKind("limit", Level.LIMIT, "joint", _has_limits,
+             lambda model, js, cols, ctx: [G.LimitBatch(model, js, cols)],
+             fields=("lower", "upper")),
+    GoalKind("lock", Level.LOCK, "joint", lambda lk, j: j.lock_q is not None,
+             _config("lock", Level.LOCK, "lock_q"), q_fields=("lock_q",)),
+    GoalKind("spring", Level.POTENTIAL, "joint",
+             lambda lk, j: j.stiffness > 0 and j.rest_q is not None, _spring,
+             q_fields=("rest_q",), fields=("stiffness",)),
+    GoalKind("gravity", Level.POTENTIAL, "link", _pulls,
+             lambda model, links, cols, ctx: [G.GravityBatch(model, links, cols, ctx.gravity,
+                                                             ctx.tau)],
+             by_type=False, fields=("mass", "com")),
+    GoalKind("target", Level.TARGET, "joint", lambda lk, j: j.target_q is not None,
+             _config("target", Level.TARGET, "target_q", mask="target_mask"),
+             q_fields=("target_q",), fields=("target_mask",)),
+    GoalKind("posture", Level.POSTURE, "joint", lambda lk, j: j.posture_q is not None,
+             _config("posture", Level.POSTURE, "posture_q"), q_fields=("posture_q",)),
+)
+#: The kinds by name.
+KIND = {k.name: k for k in KINDS}
+#: Configuration fields of every joint goal (in the joint's layout).
+Q_FIELDS: tuple[str, ...] = tuple(f for k in KINDS for f in k.q_fields)
+
+
+_JOINT_DEFAULTS = {f.name: f.default for f in fields(Joint) if f.default is not MISSING}
+
+
+def clear_configuration_goals(joint: Joint) -> None:
+    """Remove every goal of ``joint`` stored as configurations in its layout (locks, springs,
+    targets, postures), as when its type changes to another layout."""
+    for kind in KINDS:
+        if kind.q_fields:
+            for name in kind.q_fields + kind.fields:
+                setattr(joint, name, _JOINT_DEFAULTS[name])
