@@ -20,6 +20,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..solver import Linkage, VartError
+from . import goal_fields as GF
 from .errors import SchemaError
 from .schema import KEY, JointData, LinkData, SceneData
 
@@ -55,8 +56,7 @@ def structure_key(data: SceneData) -> tuple:
 
 
 def joint_goal_key(j: JointData) -> tuple:
-    return (j.lower, j.upper, j.locked, j.lock_q, j.target_mask, j.target_q, j.has_posture,
-            j.posture_q, j.stiffness, j.rest_q, j.mimic)
+    return (j.lower, j.upper, j.mimic) + tuple(getattr(j, k) for k in GF.KEYS)
 
 
 def link_goal_key(link: LinkData) -> tuple:

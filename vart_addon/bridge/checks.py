@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 import bpy
+import numpy as np
 
 from .errors import SchemaError
 
@@ -137,3 +138,16 @@ def object_or_none(value, obj, path):
     if value is None or isinstance(value, bpy.types.Object):
         return value
     raise SchemaError(obj, path, f"expected an object or nothing, got {_kind(value)}")
+
+
+def plain_floats(v):
+    """Numbers (any nesting) -> a flat list of floats; anything else is passed through."""
+    if type(v) is list:  # the common flat list (a joint's q from tolist()): no numpy trip
+        try:
+            return [float(x) for x in v]
+        except (TypeError, ValueError):
+            pass
+    try:
+        return [float(x) for x in np.asarray(v, dtype=float).reshape(-1)]
+    except (TypeError, ValueError):
+        return v

@@ -28,6 +28,7 @@ from mathutils import Matrix
 
 from ..solver import Settings, SolveStatus, VartError, se3
 from ..solver.joint_types import CATALOG
+from . import goal_fields as GF
 from . import poses as P
 from . import schema as S
 from .errors import BridgeError
@@ -101,7 +102,6 @@ def joint_record(lk, j, poses, old: JointData | None) -> JointData:
     goals that are off keep their stored values (or take q)."""
     q = _f(lk.joint_q(j, poses))
     same = old is not None and CATALOG[old.type].layout == j.jtype.layout
-    n = j.dof
 
     def payload(goal, key):
         if goal is not None:
@@ -113,18 +113,13 @@ def joint_record(lk, j, poses, old: JointData | None) -> JointData:
         parent_name=j.parent or "", T_parent_mob=_f(j.T_parent_mob),
         T_child_frame=_f(j.T_child_frame), q=q, lower=_f(j.lower), upper=_f(j.upper),
         pitch=float(j.pitch), virtual=bool(j.virtual), tree=bool(j.is_tree),
-        locked=j.lock_q is not None, lock_q=payload(j.lock_q, "lock_q"),
-        target_mask=(tuple(bool(b) for b in j.target_mask) if j.target_q is not None
-                     else (False,) * n),
-        target_q=payload(j.target_q, "target_q"),
-        has_posture=j.posture_q is not None, posture_q=payload(j.posture_q, "posture_q"),
-        stiffness=float(j.stiffness), rest_q=payload(j.rest_q, "rest_q"),
         mimic=None if j.mimic is None else MimicData(j.mimic[0], float(j.mimic[1]),
-                                                     float(j.mimic[2])))
+                                                     float(j.mimic[2])),
+        **GF.from_solver(j, payload))
     if not same:
         return new
-    return _keep(new, old, ("T_parent_mob", "T_child_frame", "q", "lower", "upper", "lock_q",
-                            "target_q", "posture_q", "rest_q"))
+    return _keep(new, old, ("T_parent_mob", "T_child_frame", "q", "lower", "upper")
+                 + GF.keys_of("config"))
 
 
 # ---- Blender helpers --------------------------------------------------------------------------

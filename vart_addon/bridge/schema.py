@@ -64,6 +64,7 @@ import numpy as np
 
 from ..solver.joint_types import CATALOG
 from . import checks as C
+from . import goal_fields as GF
 from .errors import SchemaError
 from .records import IDENTITY16, JointData, LinkData, MimicData, SceneData
 
@@ -73,8 +74,7 @@ MAX_NAME = 63
 _TOP_KEYS = ("version", "link", "joints")
 _LINK_KEYS = ("mass", "com", "virtual", "root_tree", "locked", "lock_pose")
 _JOINT_KEYS = ("type", "parent", "parent_name", "T_parent_mob", "T_child_frame", "q", "lower",
-               "upper", "pitch", "virtual", "tree", "locked", "lock_q", "target_mask",
-               "target_q", "has_posture", "posture_q", "stiffness", "rest_q", "mimic")
+               "upper", "pitch", "virtual", "tree") + GF.KEYS + ("mimic",)
 _MIMIC_KEYS = ("leader", "multiplier", "offset")
 
 
@@ -143,10 +143,7 @@ def _joint_from(d: dict, jname: str, obj: str) -> JointData:
         if lo > hi or lo == float("inf") or hi == -float("inf"):
             raise SchemaError(obj, p + ("lower",), f"entry {i}: lower limit {lo} must be "
                               f"below upper limit {hi}")
-    stiffness = C.number(g("stiffness", 0.0), obj, p + ("stiffness",), nonneg=True)
-    if stiffness > 0 and n != 1:
-        raise SchemaError(obj, p + ("stiffness",), f"springs are for 1-DoF joints; a {jtype} "
-                          f"joint has {n}")
+    goals = GF.read(d, q, jtype, n, obj, p)
     mimic = None
     if "mimic" in d:
         m = C.group(d["mimic"], obj, p + ("mimic",))
@@ -169,15 +166,7 @@ def _joint_from(d: dict, jname: str, obj: str) -> JointData:
         pitch=C.number(g("pitch", 0.0), obj, p + ("pitch",)),
         virtual=C.flag(g("virtual", False), obj, p + ("virtual",)),
         tree=C.flag(g("tree", True), obj, p + ("tree",)),
-        locked=C.flag(g("locked", False), obj, p + ("locked",)),
-        lock_q=C.numbers(g("lock_q", q), n, obj, p + ("lock_q",)),
-        target_mask=C.flags(g("target_mask", (False,) * n), n, obj, p + ("target_mask",)),
-        target_q=C.numbers(g("target_q", q), n, obj, p + ("target_q",)),
-        has_posture=C.flag(g("has_posture", False), obj, p + ("has_posture",)),
-        posture_q=C.numbers(g("posture_q", q), n, obj, p + ("posture_q",)),
-        stiffness=stiffness,
-        rest_q=C.numbers(g("rest_q", q), n, obj, p + ("rest_q",)),
-        mimic=mimic)
+        mimic=mimic, **goals)
 
 
 def _read_object(ob):
@@ -260,17 +249,7 @@ def _flat16(M, what=None):
     return _floats(M)
 
 
-def _floats(v):
-    """Numbers (any nesting) -> a flat list of floats; anything else is passed through."""
-    if type(v) is list:  # the common flat list (a joint's q from tolist()): no numpy trip
-        try:
-            return [float(x) for x in v]
-        except (TypeError, ValueError):
-            pass
-    try:
-        return [float(x) for x in np.asarray(v, dtype=float).reshape(-1)]
-    except (TypeError, ValueError):
-        return v
+_floats = C.plain_floats  # (short name: used in many places below)
 
 
 def _link_dict(link: LinkData) -> dict:
@@ -279,10 +258,9 @@ def _link_dict(link: LinkData) -> dict:
             "lock_pose": _floats(link.lock_pose)}
 
 
-_BOOL_KEYS = ("virtual", "tree", "locked", "has_posture")
-_FLOAT_KEYS = ("pitch", "stiffness")
-_ARRAY_KEYS = ("T_parent_mob", "T_child_frame", "q", "lower", "upper", "lock_q", "target_q",
-               "posture_q", "rest_q")
+_BOOL_KEYS = ("virtual", "tree")
+_FLOAT_KEYS = ("pitch",)
+_ARRAY_KEYS = ("T_parent_mob", "T_child_frame", "q", "lower", "upper")
 
 
 def _num(v):
@@ -299,8 +277,7 @@ def _joint_dict(j: JointData, parent_ob) -> dict:
         d[k] = _num(getattr(j, k))
     for k in _BOOL_KEYS:
         d[k] = getattr(j, k)
-    m = j.target_mask
-    d["target_mask"] = list(m) if isinstance(m, (list, tuple)) else m
+    d.update(GF.stored(j))
     if j.mimic is not None:
         d["mimic"] = {"leader": j.mimic.leader, "multiplier": _num(j.mimic.multiplier),
                       "offset": _num(j.mimic.offset)}

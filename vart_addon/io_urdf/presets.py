@@ -48,6 +48,7 @@ import bpy
 import numpy as np
 
 from ..bridge import edits as E
+from ..bridge import goal_fields as GF
 from ..bridge import schema as S
 from ..bridge.errors import BridgeError
 from ..bridge.scene import SceneBridge
@@ -61,8 +62,6 @@ __all__ = ["FORMAT", "VERSION", "preset_data", "save_preset", "load_preset", "Pr
 FORMAT = "vart-preset"
 VERSION = 1
 
-_GOAL_KEYS = ("locked", "lock_q", "target_mask", "target_q", "has_posture", "posture_q",
-              "stiffness", "rest_q")
 
 
 @dataclass
@@ -98,7 +97,7 @@ def _joint_entry(j) -> dict:
          "T_parent_mob": _floats(j.T_parent_mob), "T_child_frame": _floats(j.T_child_frame),
          "q": _floats(j.q), "lower": _limits(j.lower), "upper": _limits(j.upper),
          "pitch": float(j.pitch), "virtual": bool(j.virtual), "tree": bool(j.tree)}
-    d.update(_goals(j))
+    d.update(GF.stored(j))
     if j.mimic is not None:
         d["mimic"] = {"leader": j.mimic.leader, "multiplier": float(j.mimic.multiplier),
                       "offset": float(j.mimic.offset)}
@@ -108,13 +107,6 @@ def _joint_entry(j) -> dict:
 def _rel(T_link, T16) -> list:
     """A world pose (16 floats) in the frame of a link at world pose ``T_link``."""
     return _floats((se3.inverse(T_link) @ np.array(T16, dtype=float).reshape(4, 4)).reshape(16))
-
-
-def _goals(j) -> dict:
-    return {"locked": bool(j.locked), "lock_q": _floats(j.lock_q),
-            "target_mask": [bool(b) for b in j.target_mask], "target_q": _floats(j.target_q),
-            "has_posture": bool(j.has_posture), "posture_q": _floats(j.posture_q),
-            "stiffness": float(j.stiffness), "rest_q": _floats(j.rest_q)}
 
 
 # ---- saving -----------------------------------------------------------------------------------
@@ -171,7 +163,7 @@ def preset_data(scene=None, *, bridge: SceneBridge | None = None) -> dict:
         if n in setup:
             continue
         if j.locked or j.has_target or j.has_posture or j.stiffness > 0 or not j.tree:
-            real_joints[n] = {**_goals(j), "tree": bool(j.tree)}
+            real_joints[n] = {**GF.stored(j), "tree": bool(j.tree)}
             need_joints.add(n)
     real_links = {}
     for n, link in data.links.items():
@@ -332,7 +324,7 @@ def load_preset(path_or_data, *, scene=None, context=None, solve: bool = False,
             if ob.name not in saved:
                 saved[ob.name] = (ob, _props(ob))
             changes = {k: (tuple(g[k]) if isinstance(g[k], list) else g[k])
-                       for k in _GOAL_KEYS + ("tree",) if k in g}
+                       for k in GF.KEYS + ("tree",) if k in g}
             S.update_joint(ob, n, **changes)
             result.real_joints.append(n)
         for n, g in rl_in.items():

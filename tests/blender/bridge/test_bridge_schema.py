@@ -240,3 +240,25 @@ def test_id_pointer_follows_a_rename_and_write_back_refreshes_the_name():
     bridge.write_back()
     assert b["vart"]["joints"]["hinge"]["parent_name"] == "Renamed"
     assert math.isfinite(bridge.linkage.joint("hinge").q[0])
+
+
+def test_the_goal_field_table_matches_the_joint_record_and_the_solver():
+    """One row per stored goal field: a field of JointData of the same name, of a solver goal
+    kind, and known to the schema; a JointData goal field missing from the table fails here."""
+    from dataclasses import fields as dc_fields
+
+    from vart_addon.bridge import goal_fields as GF
+    from vart_addon.bridge import schema as S
+    from vart_addon.bridge.records import JointData
+    from vart_addon.solver.goal_kinds import KIND
+    structure = {"name", "child", "type", "parent", "parent_name", "T_parent_mob",
+                 "T_child_frame", "q", "lower", "upper", "pitch", "virtual", "tree", "mimic"}
+    record = [f.name for f in dc_fields(JointData)]
+    assert set(record) - structure == set(GF.KEYS)
+    assert set(GF.KEYS) <= set(S._JOINT_KEYS)
+    for f in GF.GOAL_FIELDS:
+        assert f.goal in KIND, f
+        if f.value == "config":
+            assert f.key in KIND[f.goal].q_fields, f
+        else:
+            assert f.solver_field in KIND[f.goal].q_fields + KIND[f.goal].fields, f
