@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import checks as C
+from . import checks as CK
 from .errors import SchemaError
 
 #: The kinds of stored value: a bool; one bool per DoF; one number per DoF in the joint's
@@ -64,13 +64,13 @@ def read(d: dict, q: tuple, jtype: str, n: int, obj: str, path: tuple) -> dict:
     for f in GOAL_FIELDS:
         p = path + (f.key,)
         if f.value == "flag":
-            out[f.key] = C.flag(d.get(f.key, False), obj, p)
+            out[f.key] = CK.flag(d.get(f.key, False), obj, p)
         elif f.value == "mask":
-            out[f.key] = C.flags(d.get(f.key, (False,) * n), n, obj, p)
+            out[f.key] = CK.flags(d.get(f.key, (False,) * n), n, obj, p)
         elif f.value == "config":
-            out[f.key] = C.numbers(d.get(f.key, q), n, obj, p)
+            out[f.key] = CK.numbers(d.get(f.key, q), n, obj, p)
         else:
-            out[f.key] = C.number(d.get(f.key, 0.0), obj, p, nonneg=True)
+            out[f.key] = CK.number(d.get(f.key, 0.0), obj, p, nonneg=True)
             if out[f.key] > 0 and n != 1:
                 raise SchemaError(obj, p, f"springs are for 1-DoF joints; a {jtype} joint has "
                                   f"{n}")
@@ -85,7 +85,7 @@ def stored(j) -> dict:
     for f in GOAL_FIELDS:
         v = getattr(j, f.key)
         if f.value == "config":
-            out[f.key] = C.plain_floats(v)
+            out[f.key] = CK.plain_floats(v)
         elif f.value == "mask":
             out[f.key] = list(v) if isinstance(v, (list, tuple)) else v
         elif f.value == "scalar":

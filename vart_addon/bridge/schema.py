@@ -63,7 +63,7 @@ import bpy
 import numpy as np
 
 from ..solver.joint_types import CATALOG
-from . import checks as C
+from . import checks as CK
 from . import goal_fields as GF
 from .errors import SchemaError
 from .records import IDENTITY16, JointData, LinkData, MimicData, SceneData
@@ -93,9 +93,9 @@ def is_link(ob) -> bool:
 def _top(ob) -> dict:
     raw = ob.get(KEY)
     d = raw.to_dict() if hasattr(raw, "to_dict") else raw
-    d = C.group(d, ob.name, (KEY,))
-    C.known_keys(d, _TOP_KEYS, ob.name, (KEY,))
-    version = C.integer(d.get("version", VERSION), ob.name, (KEY, "version"))
+    d = CK.group(d, ob.name, (KEY,))
+    CK.known_keys(d, _TOP_KEYS, ob.name, (KEY,))
+    version = CK.integer(d.get("version", VERSION), ob.name, (KEY, "version"))
     if version > VERSION:
         raise SchemaError(ob.name, (KEY, "version"), f"written by a newer vart (schema "
                           f"{version}; this one reads {VERSION}): update the extension")
@@ -104,41 +104,41 @@ def _top(ob) -> dict:
 
 def _link_from(d: dict, name: str) -> LinkData:
     p = (KEY, "link")
-    d = C.group(d, name, p)
-    C.known_keys(d, _LINK_KEYS, name, p)
+    d = CK.group(d, name, p)
+    CK.known_keys(d, _LINK_KEYS, name, p)
     g = d.get
     return LinkData(
         name=name,
-        mass=C.number(g("mass", 0.0), name, p + ("mass",), nonneg=True),
-        com=C.numbers(g("com", (0.0, 0.0, 0.0)), 3, name, p + ("com",)),
-        virtual=C.flag(g("virtual", False), name, p + ("virtual",)),
-        root_tree=C.flag(g("root_tree", True), name, p + ("root_tree",)),
-        locked=C.flag(g("locked", False), name, p + ("locked",)),
-        lock_pose=C.pose(g("lock_pose", IDENTITY16), name, p + ("lock_pose",)))
+        mass=CK.number(g("mass", 0.0), name, p + ("mass",), nonneg=True),
+        com=CK.numbers(g("com", (0.0, 0.0, 0.0)), 3, name, p + ("com",)),
+        virtual=CK.flag(g("virtual", False), name, p + ("virtual",)),
+        root_tree=CK.flag(g("root_tree", True), name, p + ("root_tree",)),
+        locked=CK.flag(g("locked", False), name, p + ("locked",)),
+        lock_pose=CK.pose(g("lock_pose", IDENTITY16), name, p + ("lock_pose",)))
 
 
 def _joint_from(d: dict, jname: str, obj: str) -> JointData:
     """Validate one joint's plain dict (everything that needs no other object)."""
     p = (KEY, "joints", jname)
-    d = C.group(d, obj, p)
+    d = CK.group(d, obj, p)
     if len(jname) > MAX_NAME or not jname.strip():
         raise SchemaError(obj, p, f"a joint name must be 1 to {MAX_NAME} characters")
-    C.known_keys(d, _JOINT_KEYS, obj, p)
+    CK.known_keys(d, _JOINT_KEYS, obj, p)
     for req in ("type", "T_parent_mob", "T_child_frame", "q"):
         if req not in d:
             raise SchemaError(obj, p + (req,), "missing")
-    jtype = C.text(d["type"], obj, p + ("type",))
+    jtype = CK.text(d["type"], obj, p + ("type",))
     if jtype not in CATALOG:
         raise SchemaError(obj, p + ("type",), f"unknown joint type {jtype!r}; known types: "
                           + ", ".join(CATALOG))
     n = CATALOG[jtype].dof
     g = d.get
-    parent_ob = C.object_or_none(g("parent"), obj, p + ("parent",))
-    parent_name = C.text(g("parent_name", ""), obj, p + ("parent_name",), empty_ok=True)
-    q = C.numbers(d["q"], n, obj, p + ("q",))
+    parent_ob = CK.object_or_none(g("parent"), obj, p + ("parent",))
+    parent_name = CK.text(g("parent_name", ""), obj, p + ("parent_name",), empty_ok=True)
+    q = CK.numbers(d["q"], n, obj, p + ("q",))
     inf = (float("inf"),) * n
-    lower = C.numbers(g("lower", tuple(-x for x in inf)), n, obj, p + ("lower",), inf_ok=True)
-    upper = C.numbers(g("upper", inf), n, obj, p + ("upper",), inf_ok=True)
+    lower = CK.numbers(g("lower", tuple(-x for x in inf)), n, obj, p + ("lower",), inf_ok=True)
+    upper = CK.numbers(g("upper", inf), n, obj, p + ("upper",), inf_ok=True)
     for i, (lo, hi) in enumerate(zip(lower, upper)):
         if lo > hi or lo == float("inf") or hi == -float("inf"):
             raise SchemaError(obj, p + ("lower",), f"entry {i}: lower limit {lo} must be "
@@ -146,13 +146,13 @@ def _joint_from(d: dict, jname: str, obj: str) -> JointData:
     goals = GF.read(d, q, jtype, n, obj, p)
     mimic = None
     if "mimic" in d:
-        m = C.group(d["mimic"], obj, p + ("mimic",))
-        C.known_keys(m, _MIMIC_KEYS, obj, p + ("mimic",))
+        m = CK.group(d["mimic"], obj, p + ("mimic",))
+        CK.known_keys(m, _MIMIC_KEYS, obj, p + ("mimic",))
         if "leader" not in m:
             raise SchemaError(obj, p + ("mimic", "leader"), "missing")
-        mimic = MimicData(C.text(m["leader"], obj, p + ("mimic", "leader")),
-                          C.number(m.get("multiplier", 1.0), obj, p + ("mimic", "multiplier")),
-                          C.number(m.get("offset", 0.0), obj, p + ("mimic", "offset")))
+        mimic = MimicData(CK.text(m["leader"], obj, p + ("mimic", "leader")),
+                          CK.number(m.get("multiplier", 1.0), obj, p + ("mimic", "multiplier")),
+                          CK.number(m.get("offset", 0.0), obj, p + ("mimic", "offset")))
         if n != 1:
             raise SchemaError(obj, p + ("mimic",), f"only 1-DoF joints can mimic; a {jtype} "
                               f"joint has {n}")
@@ -160,19 +160,19 @@ def _joint_from(d: dict, jname: str, obj: str) -> JointData:
         name=jname, child=obj, type=jtype,
         parent=None if parent_ob is None else parent_ob.name,
         parent_name=parent_name,
-        T_parent_mob=C.pose(d["T_parent_mob"], obj, p + ("T_parent_mob",)),
-        T_child_frame=C.pose(d["T_child_frame"], obj, p + ("T_child_frame",)),
+        T_parent_mob=CK.pose(d["T_parent_mob"], obj, p + ("T_parent_mob",)),
+        T_child_frame=CK.pose(d["T_child_frame"], obj, p + ("T_child_frame",)),
         q=q, lower=lower, upper=upper,
-        pitch=C.number(g("pitch", 0.0), obj, p + ("pitch",)),
-        virtual=C.flag(g("virtual", False), obj, p + ("virtual",)),
-        tree=C.flag(g("tree", True), obj, p + ("tree",)),
+        pitch=CK.number(g("pitch", 0.0), obj, p + ("pitch",)),
+        virtual=CK.flag(g("virtual", False), obj, p + ("virtual",)),
+        tree=CK.flag(g("tree", True), obj, p + ("tree",)),
         mimic=mimic, **goals)
 
 
 def _read_object(ob):
     d = _top(ob)
     link = _link_from(d.get("link", {}), ob.name)
-    joints = C.group(d.get("joints", {}), ob.name, (KEY, "joints"))
+    joints = CK.group(d.get("joints", {}), ob.name, (KEY, "joints"))
     out = []
     for jn, jd in joints.items():
         j = _joint_from(jd, jn, ob.name)
@@ -249,7 +249,7 @@ def _flat16(M, what=None):
     return _floats(M)
 
 
-_floats = C.plain_floats  # (short name: used in many places below)
+_floats = CK.plain_floats  # (short name: used in many places below)
 
 
 def _link_dict(link: LinkData) -> dict:
