@@ -134,3 +134,29 @@ def test_no_bend_is_predicted_from_or_for_a_step_of_zero_length():
     np.testing.assert_allclose(stepper.predicted_bend(gp, longer, longer @ longer),
                                [0.0, 2.25e-4, 0.0])
     assert stepper.n_predicted == 1
+
+
+def test_a_group_that_stops_before_its_first_step_learns_no_other_groups_bend():
+    """Fixed defect (issue 19, 4 of 1,000 random mechanisms): a solve group that ended at
+    iteration 1 before taking a step reused the previous group's first step, and learning
+    its bend raised a bare ValueError (shape mismatch), or learnt a wrong bend when the two
+    groups had as many DoF. Two independent links are enough: a driven cylindrical joint and
+    a locked spherical joint with a posture."""
+    import numpy as np
+
+    from vart_addon.solver import Linkage, Settings, Solver, se3
+    for order in (("a", "b"), ("b", "a")):
+        lk = Linkage()
+        for name in order:
+            lk.add_link(name, pose=se3.make_pose(None, [0.0 if name == "a" else 2.0, 0, 0]))
+        lk.add_joint("cyl", "cylindrical", None, "a", world_frame=se3.make_pose(None, [0, 0, 0]))
+        lk.add_joint("sph", "spherical", None, "b", world_frame=se3.make_pose(None, [2, 0, 0]))
+        lk.lock_joint("sph")
+        lk.set_posture("sph", [0.1, 0.0, 0.0])
+        solver = Solver(lk, Settings())
+        for k in range(1, 6):
+            lk.set_target("cyl", [0.1 * k, 0.05 * k])
+            st = solver.solve()
+            assert st.groups == 2 and st.level("target").satisfied
+            np.testing.assert_allclose(lk.joint("cyl").q, [0.1 * k, 0.05 * k], atol=1e-6)
+        assert lk.joint("sph").q.tolist() == [0.0, 0.0, 0.0]  # the lock wins over the posture

@@ -188,6 +188,7 @@ class Solver:
             ev = gp.evaluate(q, jac=False)
         alpha = 1.0
         it = 0
+        self._stepper.first = None  # this group's own first step, never the previous group's
         first_ok = [0 if ok else None for ok in ev.satisfied]
         reason = "converged"
         q_start = q
