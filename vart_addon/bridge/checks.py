@@ -12,6 +12,7 @@ import math
 import bpy
 import numpy as np
 
+from ..solver.validate import MAX_MAGNITUDE
 from .errors import SchemaError
 
 _RIGID_TOL = 1e-6  # orthonormality tolerance of a stored 4x4 pose (float rounding, hand edits)
@@ -64,7 +65,9 @@ def number(value, obj, path, *, nonneg: bool = False) -> float:
 
 
 def numbers(value, n: int, obj, path, *, inf_ok: bool = False) -> tuple:
-    """Exactly ``n`` floats, finite (or +-inf when ``inf_ok``), never NaN."""
+    """Exactly ``n`` floats, finite (or +-inf when ``inf_ok``), never NaN; without
+    ``inf_ok``, none beyond :data:`~vart_addon.solver.validate.MAX_MAGNITUDE` (a length or a
+    configuration no scene can hold)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool) and n == 1:
         value = [value]  # a 1-DoF value stored as a scalar by hand
     if not isinstance(value, (list, tuple)):
@@ -78,6 +81,9 @@ def numbers(value, n: int, obj, path, *, inf_ok: bool = False) -> tuple:
         x = float(v)
         if math.isnan(x) or (not inf_ok and math.isinf(x)):
             raise SchemaError(obj, path, f"entry {i}: must be finite, got {x}")
+        if not inf_ok and abs(x) > MAX_MAGNITUDE:
+            raise SchemaError(obj, path, f"entry {i}: {x:g} is beyond the {MAX_MAGNITUDE:g} "
+                              "(m, rad) a scene can hold")
         out.append(x)
     return tuple(out)
 

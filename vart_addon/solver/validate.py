@@ -11,6 +11,21 @@ from .text import show
 
 _LAST_ROW = np.array([0.0, 0.0, 0.0, 1.0])
 
+#: The largest magnitude of a length (m) or a configuration value (m, rad) vart accepts: far
+#: beyond any mechanism, far below what overflows Blender's single-precision matrices
+#: (3.4e38) once multiplied through a chain. Finite is not enough: 1e39 m is finite in Python
+#: and inf in ``matrix_world``.
+MAX_MAGNITUDE = 1e6
+
+
+def bounded(values, what: str) -> None:
+    """VartError if a finite value is beyond :data:`MAX_MAGNITUDE` (infinities and NaN are
+    the callers' business)."""
+    big = [x for x in values if math.isfinite(x) and abs(x) > MAX_MAGNITUDE]
+    if big:
+        raise VartError(f"{what}: {big[0]:g} is beyond the {MAX_MAGNITUDE:g} (m, rad) a "
+                        "scene can hold")
+
 
 def name(value, what: str) -> str:
     """A non-empty string name of a link or joint."""
@@ -49,6 +64,8 @@ def vec(value, size: int, what: str, inf_ok: bool = False) -> np.ndarray:
     vals = v.tolist()
     if not all(map(math.isfinite, vals)) and (not inf_ok or any(x != x for x in vals)):
         raise VartError(f"{what}: must be finite, got {vals}")
+    if not inf_ok:
+        bounded(vals, what)
     return v
 
 
@@ -65,6 +82,7 @@ def pose(value, what: str, tol: float = 1e-6) -> np.ndarray:
     rows = T.tolist()
     if not all(map(math.isfinite, rows[0] + rows[1] + rows[2] + rows[3])):
         raise VartError(f"{what}: must be finite")
+    bounded((rows[0][3], rows[1][3], rows[2][3]), f"{what}: translation")
     (a, b, c, _), (d, e, f, _), (g, h, i, _), last = rows
     dev = max(abs(a * a + d * d + g * g - 1.0), abs(b * b + e * e + h * h - 1.0),
               abs(c * c + f * f + i * i - 1.0), abs(a * b + d * e + g * h),

@@ -262,3 +262,40 @@ def test_the_goal_field_table_matches_the_joint_record_and_the_solver():
             assert f.key in KIND[f.goal].q_fields, f
         else:
             assert f.solver_field in KIND[f.goal].q_fields + KIND[f.goal].fields, f
+
+
+@pytest.mark.parametrize("key, index, value", [
+    ("T_parent_mob", 3, 1e39), ("T_parent_mob", 7, 1e300), ("T_parent_mob", 11, -1e39),
+    ("T_child_frame", 3, 1e39), ("T_child_frame", 11, 1e300), ("q", 0, 1e39),
+    ("q", 0, -1e300), ("lock_q", 0, 1e39), ("target_q", 0, 1e39),
+])
+def test_magnitudes_no_scene_can_hold_are_refused_naming_object_and_key(key, index, value):
+    """Fixed defect (issue 19, defect 2): a stored translation or prismatic value of 1e39 or
+    1e300 passed validation (finite), the solve said "Converged" and ``matrix_world`` got
+    inf. Now the stored joint is refused and nothing is solved or written."""
+    from vart_addon.bridge import SceneBridge
+    base, slider = new("Base"), new("Slider")
+    write_link(base)
+    write_link(slider)
+    write_joint(slider, "slide", "prismatic", base)
+    group = slider["vart"]["joints"]["slide"]
+    values = list(group[key])
+    values[index] = value
+    group[key] = values
+    before = [np.array(ob.matrix_world) for ob in (base, slider)]
+    with pytest.raises(SchemaError, match=rf"object 'Slider'.*{key}.*beyond the 1e\+06"):
+        SceneBridge().solve()
+    assert all(np.array_equal(np.array(ob.matrix_world), M)
+               for ob, M in zip((base, slider), before))
+
+
+def test_the_solver_api_refuses_the_same_magnitudes():
+    from vart_addon.solver import Linkage, VartError
+    lk = Linkage()
+    lk.add_link("a")
+    with pytest.raises(VartError, match=r"world_frame: translation: 1e\+39 is beyond the 1e\+06"):
+        lk.add_joint("j", "prismatic", None, "a", world_frame=se3.make_pose(None, [1e39, 0, 0]))
+    lk.add_joint("j", "prismatic", None, "a")
+    with pytest.raises(VartError, match=r"beyond the 1e\+06 \(m, rad\) a scene can hold"):
+        lk.set_q("j", [1e39])
+    assert lk.joint("j").q.tolist() == [0.0]
