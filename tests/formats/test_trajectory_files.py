@@ -478,3 +478,24 @@ def test_everything_said_of_the_formats_derives_from_the_table():
     # what a file states: .csv names and units, .json names, .path neither
     assert [(f.names, f.units) for f in F.TABLE] == [(True, True), (True, False),
                                                     (False, False)]
+
+
+def test_deeply_nested_json_is_a_format_error_not_a_recursion_error():
+    """Fixed defect (issue 19): a JSON nested 100,000 deep raised an unhandled RecursionError."""
+    with pytest.raises(TrajectoryFormatError, match="^deep.json: nested too deeply"):
+        parse_json("[" * 100_000 + "]" * 100_000, "deep.json")
+
+
+def test_saving_to_a_symbolic_link_writes_through_to_its_target_atomically(tmp_path):
+    """Fixed defect (issue 19): export to a symlink replaced the link with a file."""
+    import os
+    target = tmp_path / "real" / "motion.csv"
+    target.parent.mkdir()
+    target.write_text("old")
+    link = tmp_path / "motion.csv"
+    link.symlink_to(target)
+    tr = Trajectory(["a"], [0.0, 1.0], [[0.0], [0.5]])
+    save_trajectory(tr, link)
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert load_trajectory(target).positions.tolist() == [[0.0], [0.5]]
+    assert sorted(p.name for p in target.parent.iterdir()) == ["motion.csv"]  # no temp left

@@ -238,3 +238,43 @@ def test_the_solver_never_writes_nan():
     for T in lk.poses().values():
         assert np.isfinite(T).all()
     assert "target of root joint of link 'a'" in st.unmet
+
+
+# ---- every edit method, every name-like argument of the wrong type -----------------------------
+def _edit_calls():
+    import inspect
+
+    from vart_addon.solver import editing, goals_edit, tree_edit
+    good = {"name": "j", "link": "a", "jtype": "revolute", "parent": None, "child": "a",
+            "new_link": "c", "leader": "k", "q": [0.1], "pose": np.eye(4), "mass": 1.0,
+            "gravity": [0, 0, -9.8], "lower": [-1], "upper": [1], "stiffness": 1.0}
+    for module in (editing, tree_edit, goals_edit):
+        for fname in module.__all__:
+            params = [p for p in list(inspect.signature(getattr(module, fname)).parameters.values())[1:]
+                      if p.default is inspect.Parameter.empty
+                      and p.kind == p.POSITIONAL_OR_KEYWORD]
+            for i, p in enumerate(params):
+                args = [good.get(q.name, "j") for q in params]
+                yield fname, p.name, i, args
+
+
+@pytest.mark.parametrize("fname, param, i, args", list(_edit_calls()),
+                         ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize("bad", [["x"], {"x": 1}, None, 3, 2.5, "", ("a",)],
+                         ids=["list", "dict", "None", "int", "float", "empty", "tuple"])
+def test_a_wrong_typed_argument_is_a_vart_error_never_a_bare_type_error(fname, param, i, args,
+                                                                         bad):
+    """Fixed defect (issue 19): names that are lists or dicts raised ``TypeError: unhashable``
+    from the API instead of VartError."""
+    from vart_addon.solver import VartError
+    lk = Linkage()
+    lk.add_link("a")
+    lk.add_link("b", pose=se3.make_pose(None, [1, 0, 0]))
+    lk.add_joint("j", "revolute", None, "a")
+    lk.add_joint("k", "revolute", "a", "b", world_frame=se3.make_pose(None, [1, 0, 0]))
+    args = list(args)
+    args[i] = bad
+    try:
+        getattr(lk, fname)(*args)
+    except VartError:
+        pass

@@ -5,6 +5,7 @@ system, so the final rename is atomic), flushes and fsyncs it, gives it the mode
 replaces (if any), then ``os.replace``-s it over the target. On any failure the temporary file is
 removed and an existing target is left untouched; OS failures re-raise as the same OSError
 subclass (errno kept) with a message naming the target: ``cannot write URDF 'arm.urdf': ...``.
+A symbolic link stays a link: the file it names is replaced, atomically.
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ __all__ = ["write_atomic"]
 def write_atomic(path: Union[str, os.PathLike], data: bytes, what: str = "file") -> None:
     """Write ``data`` to ``path`` atomically; ``what`` names the content in error messages."""
     path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.{secrets.token_hex(6)}.tmp")
+    target = os.path.realpath(path)  # a symbolic link is written through to what it names
+    folder = os.path.dirname(target)
+    tmp = os.path.join(folder, f".{os.path.basename(target)}.{secrets.token_hex(6)}.tmp")
     try:
         try:
-            mode = stat.S_IMODE(os.stat(path).st_mode)
+            mode = stat.S_IMODE(os.stat(target).st_mode)
         except OSError:
             mode = None
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # 0o666 & ~umask, like open()
@@ -37,7 +39,7 @@ def write_atomic(path: Union[str, os.PathLike], data: bytes, what: str = "file")
             os.fsync(f.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException as e:
         try:
             os.unlink(tmp)

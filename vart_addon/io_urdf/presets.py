@@ -206,6 +206,8 @@ def _read(path_or_data) -> dict:
             line, column, msg = json_error(e)
             raise IoError(f"{name}: not a vart preset (not JSON: {msg}: line {line} "
                           f"column {column})") from None
+        except RecursionError:
+            raise IoError(f"{name}: not a vart preset (nested too deeply)") from None
     if not isinstance(d, dict) or d.get("format") != FORMAT:
         raise IoError(f"{name}: not a vart preset (no \"format\": \"{FORMAT}\")")
     v = d.get("version")

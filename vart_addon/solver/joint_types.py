@@ -329,6 +329,6 @@ def joint_type(name: str) -> JointType:
     """The catalog entry for ``name``; raises ValueError listing the known types otherwise."""
     try:
         return CATALOG[name]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: an unhashable name
         raise ValueError(f"unknown joint type {name!r}; known types: "
                          f"{', '.join(CATALOG)}") from None

@@ -48,13 +48,13 @@ class Linkage:
     def link(self, name: str) -> Link:
         try:
             return self.links[name]
-        except KeyError:
+        except (KeyError, TypeError):  # TypeError: an unhashable name (a list, a dict)
             raise VartError(f"link {name!r} does not exist") from None
 
     def joint(self, name: str) -> Joint:
         try:
             return self.joints[name]
-        except KeyError:
+        except (KeyError, TypeError):  # TypeError: an unhashable name (a list, a dict)
             raise VartError(f"joint {name!r} does not exist") from None
 
     def root(self, link: str) -> Joint:

@@ -206,6 +206,8 @@ def parse_json(text: str, source: str = "", kinds: Optional[Sequence[str]] = Non
         raise file_error(source, f"line {line} column {column}", msg) from None
     except ValueError as e:
         raise file_error(source, "", str(e)) from None
+    except RecursionError:
+        raise file_error(source, "", "nested too deeply to be a JointTrajectory") from None
     if not isinstance(doc, dict):
         raise file_error(source, "", "expected a JSON object with 'joint_names' and 'points'")
     names = doc.get("joint_names")
