@@ -27,7 +27,7 @@ STAMP := $(VENV)/.stamp
 BLENDER_EXT := $(PY) tools/blender_ext.py
 
 .DEFAULT_GOAL := test
-.PHONY: venv wheels test test-all test-solver build bench demo clean
+.PHONY: venv wheels test test-all test-solver lint build bench demo clean
 
 venv: $(STAMP)
 
@@ -65,6 +65,13 @@ test-all:
 
 test-solver: $(STAMP)
 	$(PY) -m pytest -q tests/solver
+
+# Habits that catch mistakes before tests do: ruff (style, unused names, import order) on the
+# whole tree, and mypy (numpy's stubs; Blender's API through fake-bpy-module) on the folders
+# pyproject.toml's [tool.mypy] lists. In the default Blender's venv: numpy 2's stubs differ.
+lint: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m mypy
 
 # Build the extension zip into dist/ with Blender's own tool, validating the
 # source tree first and the built archive after.

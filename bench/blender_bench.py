@@ -40,7 +40,6 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE), str(HERE.parent / "tests" / "helpers")]
 
 import blender_scenes as BS  # noqa: E402
-
 from vart_addon.animation import bake as BK  # noqa: E402
 from vart_addon.bridge import SceneBridge, q_data_path  # noqa: E402
 from vart_addon.bridge import animation as A  # noqa: E402

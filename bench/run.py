@@ -136,7 +136,7 @@ def main(argv=None) -> int:
         prob = vb.BenchProblem(name, args.problems, closure=args.closure)
         profiler = cProfile.Profile() if args.profile else None
 
-        def on_frame(f, status, hard, drag, ms):
+        def on_frame(f, status, hard, drag, ms, name=name, prob=prob):
             if args.verbose or not status.converged and prob.reachable:
                 print(f"  {name} frame {f:3d}: {ms:8.2f} ms, {status.iterations:3d} it, "
                       f"hard {hard:.1e}, drag {drag:.1e}, converged {status.converged}, "

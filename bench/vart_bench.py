@@ -37,9 +37,9 @@ REPO = pathlib.Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from vart_addon.solver import Settings, Solver, se3
 from vart_addon.formats.urdf import files as urdf  # noqa: E402
 from vart_addon.formats.urdf.to_linkage import linkage_from_urdf  # noqa: E402
+from vart_addon.solver import Settings, Solver, se3  # noqa: E402
 
 DEFAULT_PROBLEMS = REPO.parent / "shared" / "bench" / "problems"
 PROBLEM_NAMES = ("P1_hexapod", "P1b_hexapod_overreach", "P2_fourbar_chain", "P3_tower")

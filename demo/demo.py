@@ -212,7 +212,7 @@ def render_picture(scene, frames, path, size):
     r.resolution_x, r.resolution_y, r.resolution_percentage = w, h, 100
     halves = []
     tmp = pathlib.Path(path).with_suffix("")
-    for i, f in enumerate(frames):
+    for _i, f in enumerate(frames):
         scene.frame_set(f)
         markers = joint_markers(scene, coll)
         out = f"{tmp}_frame{f}.png"

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from repo_paths import REPO
 
 PACKAGE = REPO / "vart_addon"

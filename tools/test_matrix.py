@@ -6,7 +6,8 @@ For each Blender version in turn: find the Python it needs (tools/find_python.py
 `make test BLENDER=<version>`, which makes or reuses that version's venv in
 ``.venvs/blender-<version>``. A version whose Python is not on this machine is skipped with
 the reason. The summary at the end has one line per version (its result and pytest's own
-count line) and a last line with the counts of all versions together; the exit status is 0 only if every version that ran passed and at least one ran.
+count line) and a last line with the counts of all versions together; the exit status is 0
+only if every version that ran passed and at least one ran.
 Set ``VART_REQUIRE_ALL=1`` to make a skipped version an error too.
 """
 

@@ -17,8 +17,15 @@ sidebar panels read and edit these fields by name:
 :class:`vart_addon.solver.SolveStatus`.
 """
 import bpy
-from bpy.props import (BoolProperty, CollectionProperty, FloatProperty, FloatVectorProperty,
-                       IntProperty, PointerProperty, StringProperty)
+from bpy.props import (
+    BoolProperty,
+    CollectionProperty,
+    FloatProperty,
+    FloatVectorProperty,
+    IntProperty,
+    PointerProperty,
+    StringProperty,
+)
 
 from .solver import Settings, SolveStatus
 

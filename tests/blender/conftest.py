@@ -1,6 +1,5 @@
 """Tests here run real Blender through the bpy module; mark them ``blender``."""
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -80,8 +79,8 @@ class OpKit:
     def cursor(T):
         """Put the 3D cursor at pose ``T`` (4x4: location and rotation)."""
         import bpy
-        from mathutils import Matrix
         import numpy as np
+        from mathutils import Matrix
         bpy.context.scene.cursor.matrix = Matrix(np.asarray(T, float).tolist())
 
     @staticmethod

@@ -15,9 +15,10 @@ from __future__ import annotations
 import json
 import sys
 
+# isort: off
 import bpy  # first: importing bpy puts Blender's script modules on sys.path
-
-import addon_utils  # noqa: E402  (Blender's own module, importable after bpy)
+import addon_utils  # Blender's own module, importable after bpy
+# isort: on
 
 REPO = "user_default"
 ADDON_KEY = f"bl_ext.{REPO}.vart"

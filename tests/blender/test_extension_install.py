@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from repo_paths import REPO as ROOT
+
 BLENDER_EXT = ROOT / "tools" / "blender_ext.py"
 DRIVER = Path(__file__).with_name("install_driver.py")
 ADDON_KEY = "bl_ext.user_default.vart"

@@ -7,8 +7,8 @@ import os
 import numpy as np
 import pytest
 
-from vart_addon.formats.urdf import mesh_paths as M
 from vart_addon.formats import stl
+from vart_addon.formats.urdf import mesh_paths as M
 
 
 def touch(path):

@@ -13,7 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vart_addon.formats.trajectory.model import (
-    Trajectory, Violation, check_limits, decimate, format_violations, select, unwrap,
+    Trajectory,
+    Violation,
+    check_limits,
+    decimate,
+    format_violations,
+    select,
+    unwrap,
     waypoint_indices,
 )
 

@@ -18,13 +18,20 @@ from hypothesis import strategies as st
 
 from vart_addon.formats import atomic
 from vart_addon.formats.trajectory import files as tio
-from vart_addon.formats.trajectory.model import Trajectory, Violation
 from vart_addon.formats.trajectory.files import (
-    TrajectoryFormatError, export_trajectory, format_csv, format_json, format_path,
-    load_trajectory, parse_csv, parse_json, parse_path, save_trajectory,
+    FORMATS,  # every format of the table
+    TrajectoryFormatError,
+    export_trajectory,
+    format_csv,
+    format_json,
+    format_path,
+    load_trajectory,
+    parse_csv,
+    parse_json,
+    parse_path,
+    save_trajectory,
 )
-
-from vart_addon.formats.trajectory.files import FORMATS  # every format of the table
+from vart_addon.formats.trajectory.model import Trajectory, Violation
 
 
 def sample(n=4, virtual=None, **kw):

@@ -8,8 +8,6 @@ about an axis.
 
 import math
 import os
-import pathlib
-import sys
 
 import numpy as np
 import pytest
@@ -17,12 +15,29 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
-from repo_paths import DATA as TEST_DATA, REPO
-
+from repo_paths import DATA as TEST_DATA
+from repo_paths import REPO
 from vart_addon.formats.urdf import files as urdf  # noqa: E402
 from vart_addon.formats.urdf.files import (  # noqa: E402
-    Box, Cylinder, Inertial, Joint, Limit, Link, Material, Mesh, Mimic, Origin, Robot, Sphere,
-    UrdfError, Visual, link_poses, parse_urdf_string, read_urdf, save_urdf, write_urdf,
+    Box,
+    Cylinder,
+    Inertial,
+    Joint,
+    Limit,
+    Link,
+    Material,
+    Mesh,
+    Mimic,
+    Origin,
+    Robot,
+    Sphere,
+    UrdfError,
+    Visual,
+    link_poses,
+    parse_urdf_string,
+    read_urdf,
+    save_urdf,
+    write_urdf,
 )
 
 DATA = TEST_DATA / "urdf"

@@ -3,9 +3,9 @@ the largest one gives the URDF root and each other robot hangs from it by one fl
 at its root (not one per link)."""
 import numpy as np
 
-from vart_addon.solver import Linkage, se3
 from vart_addon.formats.urdf import files as urdf
 from vart_addon.formats.urdf.from_linkage import urdf_from_linkage, urdf_joint_values
+from vart_addon.solver import Linkage, se3
 
 
 def pose(rv, t):

@@ -5,20 +5,18 @@ shares no code with vart's :mod:`kinematics`.
 """
 
 import math
-import pathlib
-import sys
 
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from repo_paths import DATA as TEST_DATA, REPO
-
-from vart_addon.solver import Linkage, Settings, Solver, VartError
-from vart_addon.formats.urdf import files as urdf  # noqa: E402
-from vart_addon.formats.urdf.to_linkage import align_z, linkage_from_urdf  # noqa: E402
-from vart_addon.formats.urdf.from_linkage import urdf_from_linkage, urdf_joint_values  # noqa: E402
+from repo_paths import DATA as TEST_DATA
+from repo_paths import REPO
 from urdf_random import random_q  # noqa: E402  (tests/helpers)
+from vart_addon.formats.urdf import files as urdf  # noqa: E402
+from vart_addon.formats.urdf.from_linkage import urdf_from_linkage, urdf_joint_values  # noqa: E402
+from vart_addon.formats.urdf.to_linkage import align_z, linkage_from_urdf  # noqa: E402
+from vart_addon.solver import Linkage, Settings, Solver, VartError
 
 DATA = TEST_DATA / "urdf"
 PROBLEMS = REPO.parent / "shared" / "bench" / "problems"

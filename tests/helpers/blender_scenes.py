@@ -14,15 +14,12 @@ Needs bpy; imports nothing from the tests.
 from __future__ import annotations
 
 import math
-import pathlib
-import sys
 
 import bpy
 import numpy as np
 from mathutils import Matrix
 
 import vart_bench as vb  # bench/vart_bench.py: on sys.path in the tests (pyproject) and the bench
-
 from vart_addon.bridge import schema as S  # noqa: E402
 
 

@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 
-from vart_addon.solver import se3
 from vart_addon.formats.urdf import files as urdf
+from vart_addon.solver import se3
 
 
 def random_q(robot: urdf.Robot, rng: np.random.Generator) -> dict:

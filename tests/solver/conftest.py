@@ -129,7 +129,7 @@ def random_tree(rng, n_links=None, types=None, closures=0, max_closure_tries=20)
     n = n_links if n_links is not None else int(rng.integers(2, 7))
     lk = Linkage()
     names = [f"L{i}" for i in range(n)]
-    for i, nm in enumerate(names):
+    for nm in names:
         lk.add_link(nm, pose=random_pose(rng, 1.0))
     for i, nm in enumerate(names):
         parent = None if i == 0 or rng.random() < 0.15 else names[int(rng.integers(0, i))]
@@ -179,7 +179,8 @@ class FourBar:
         A, D = np.zeros(2), np.array([d, 0.0])
         B = self.B(th0)
         C = self.C(th0)
-        W = lambda P, ang=0.0: self.G @ planar_pose(P[0], P[1], ang)
+        def W(P, ang=0.0):
+            return self.G @ planar_pose(P[0], P[1], ang)
         lk = Linkage()
         lk.add_link("crank", pose=W(A, th0))
         lk.add_link("coupler", pose=W(B, math.atan2(*(C - B)[::-1])))
@@ -236,7 +237,8 @@ class SliderCrank:
         self.G = np.eye(4) if G is None else G
         B = self.a * np.array([math.cos(th0), math.sin(th0)])
         x = self.x(th0)
-        W = lambda x_, y_, ang=0.0: self.G @ se3.make_pose(se3.rot_z(ang), [x_, y_, 0.0])
+        def W(x_, y_, ang=0.0):
+            return self.G @ se3.make_pose(se3.rot_z(ang), [x_, y_, 0.0])
         lk = Linkage()
         lk.add_link("crank", pose=W(0, 0, th0))
         lk.add_link("rod", pose=W(B[0], B[1], math.atan2(e - B[1], x - B[0])))

@@ -5,15 +5,12 @@ belongs to bench/, not to tests. Skipped when ../shared/bench is absent.
 """
 
 import importlib.util
-import pathlib
-import sys
 
 import numpy as np
 import pytest
 
-from repo_paths import REPO
-
 import vart_bench as vb  # noqa: E402
+from repo_paths import REPO
 
 pytestmark = pytest.mark.skipif(not vb.DEFAULT_PROBLEMS.is_dir(),
                                  reason=f"{vb.DEFAULT_PROBLEMS} not present")

@@ -30,7 +30,7 @@ def test_a_steady_drag_is_predicted_needs_fewer_corrections_and_ends_where_it_di
     # The first solve learns the bend, every later one uses it.
     assert runs[0][0].predicted == 0
     assert all(st_.predicted == 1 for st_, *_ in runs[1:])
-    for st_, crank, rocker, analytic in runs:
+    for st_, _crank, rocker, analytic in runs:
         assert st_.converged and st_.iterations == 1
         assert st_.level("invariant").max_goal_error <= 1e-6
         assert st_.level("target").max_goal_error <= 1e-6
@@ -47,7 +47,7 @@ def test_a_steady_drag_is_predicted_needs_fewer_corrections_and_ends_where_it_di
 def test_the_tolerance_is_met_whatever_the_prediction(vh):
     runs = vh.drag_crank([1.0] * 15, tol=1e-11)
     assert sum(st_.predicted for st_, *_ in runs) == 14
-    for st_, crank, rocker, analytic in runs:
+    for st_, _crank, rocker, analytic in runs:
         assert st_.converged
         assert st_.level("invariant").max_goal_error <= 1e-11
         assert abs(rocker - analytic) < 1e-9

@@ -4,7 +4,8 @@ import pickle
 
 import numpy as np
 
-from vart_addon.solver import Linkage, Settings, Solver, goal_kinds as GK, se3
+from vart_addon.solver import Linkage, Settings, Solver, se3
+from vart_addon.solver import goal_kinds as GK
 from vart_addon.solver.levels import LEVEL_NAMES, LEVELS, N_LEVELS, GoalId, Level, level_of
 from vart_addon.solver.parts import Joint
 

@@ -6,8 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from vart_addon.solver import Linkage, Settings, Solver, se3
-from vart_addon.solver import goal_kinds
+from vart_addon.solver import Linkage, Settings, Solver, goal_kinds, se3
 from vart_addon.solver.planar import is_planar_closure
 
 TIGHT = Settings(tol=1e-12)

@@ -2,7 +2,6 @@
 import contextlib
 import io
 import re
-from pathlib import Path
 
 import numpy as np
 

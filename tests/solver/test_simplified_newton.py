@@ -51,7 +51,7 @@ def drag_crank(vh, step_deg, steps, simplified, tol=1e-6):
 def test_a_slow_drag_corrects_with_simplified_newton_steps_and_meets_every_goal(vh):
     runs = drag_crank(vh, 0.5, 40, simplified=True)
     assert sum(st_.simplified for st_, *_ in runs) >= 20  # most corrections reuse a factorization
-    for st_, crank, rocker, analytic in runs:
+    for st_, _crank, rocker, analytic in runs:
         assert st_.converged, st_
         assert st_.level("invariant").max_goal_error <= 1e-6
         assert st_.level("target").max_goal_error <= 1e-6
@@ -66,7 +66,7 @@ def test_a_slow_drag_corrects_with_simplified_newton_steps_and_meets_every_goal(
 def test_a_fast_drag_where_simplified_steps_would_not_finish_uses_new_jacobians(vh):
     runs = drag_crank(vh, 15.0, 6, simplified=True, tol=1e-12)
     assert all(st_.simplified == 0 for st_, *_ in runs)
-    for st_, crank, rocker, analytic in runs:
+    for st_, _crank, rocker, analytic in runs:
         assert st_.converged
         assert abs(rocker - analytic) < 1e-9
 

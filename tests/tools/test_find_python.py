@@ -2,7 +2,6 @@
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import find_python as F  # tools/find_python.py (tools/ is on sys.path: pyproject)
 from repo_paths import REPO

@@ -1,6 +1,4 @@
 """The manifest's wheels: pinned, fetched, never numpy, one for every Python and platform."""
-import sys
-from pathlib import Path
 
 import pytest
 

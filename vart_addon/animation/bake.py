@@ -26,17 +26,17 @@ from dataclasses import replace
 import bpy
 import numpy as np
 
-from .bake_inputs import TARGET, find_inputs
-from .bake_keys import Keyer, write_baked
-from .bake_result import BakeError, BakeResult
 from ..bridge import SceneBridge
 from ..bridge import animation as A
 from ..bridge import build as B
 from ..bridge import poses as P
+from ..bridge import schema as S
 from ..bridge.scene import closure_qs
 from ..shared.frames import kept_frame
-from ..bridge import schema as S
 from ..solver import Settings, VartError
+from .bake_inputs import TARGET, find_inputs
+from .bake_keys import Keyer, write_baked
+from .bake_result import BakeError, BakeResult
 
 BAKE_GROUP = A.BAKE_GROUP
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 import numpy as np
 from mathutils import Euler, Matrix, Quaternion
 
-from .bake_result import BakeError
 from ..bridge import animation as A
 from ..bridge import poses as P
 from ..bridge import schema as S
+from .bake_result import BakeError
 from .keying import rotation_path
 
 
@@ -160,11 +160,11 @@ def write_baked(res, obs, names, T_out, q_out, jlist, data, inputs, keyers, star
         return wrote
 
     worlds = {nm: keyers[nm].world(T_out[:, i]) for i, nm in enumerate(names)}
-    for i, nm in enumerate(sorted(names, key=lambda x: P.depth(obs[x]))):
+    for _i, nm in enumerate(sorted(names, key=lambda x: P.depth(obs[x]))):
         kr = keyers[nm]
         loc, rot = kr.channels(kr.basis(worlds[nm], worlds))
         a = put(nm, "location", loc)
         b = put(nm, rotation_path(obs[nm]), rot)
         res.links += bool(a or b)
-    for jn, j in jlist:
+    for jn, _j in jlist:
         res.joints += put(data.joints[jn].child, S.q_data_path(jn), q_out[jn])

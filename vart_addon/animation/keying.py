@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 import bpy
 
-from .bake_result import BakeError
 from ..bridge import animation as A
 from ..bridge import schema as S
+from .bake_result import BakeError
 
 TRANSFORM_GROUP = "Object Transforms"
 JOINT_GROUP = "Vart"

@@ -13,9 +13,22 @@ Imports bpy: never import this package from :mod:`vart_addon.solver`.
 from .animation import fcurves_of, find_fcurve, keyframe_q, q_fcurves
 from .errors import BridgeError, SchemaError
 from .scene import SceneBridge, WriteReport, scene_key
-from .schema import (JointData, LinkData, MimicData, SceneData, is_link, q_data_path,
-                     read_object, read_scene, remove_joint, remove_link, update_joint,
-                     update_link, write_joint, write_link)
+from .schema import (
+                     JointData,
+                     LinkData,
+                     MimicData,
+                     SceneData,
+                     is_link,
+                     q_data_path,
+                     read_object,
+                     read_scene,
+                     remove_joint,
+                     remove_link,
+                     update_joint,
+                     update_link,
+                     write_joint,
+                     write_link,
+)
 
 __all__ = ["BridgeError", "JointData", "LinkData", "MimicData", "SceneBridge", "SceneData",
            "SchemaError", "WriteReport", "fcurves_of", "find_fcurve", "is_link", "keyframe_q",

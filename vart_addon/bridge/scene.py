@@ -46,7 +46,7 @@ def closure_qs(lk, poses) -> dict:
     """q of every closure joint with DoF (the fit of its relative pose), one batched fit per
     joint type: what :meth:`Linkage.joint_q` gives joint by joint."""
     groups: dict = {}
-    for n, j in lk.joints.items():
+    for _n, j in lk.joints.items():
         if j.dof and not j.is_tree:
             groups.setdefault(j.jtype.name, []).append(j)
     out = {}

@@ -12,11 +12,10 @@ import math
 
 import numpy as np
 
-from . import geometry as DM
 from ..bridge import BridgeError
-from .session import DragSession
 from ..solver.joint_types import CATALOG
-
+from . import geometry as DM
+from .session import DragSession
 
 # ---- event mapping ----------------------------------------------------------------------------
 #: Events that navigate the view: passed through to Blender during a drag.

@@ -31,9 +31,9 @@ import time
 import bpy
 import numpy as np
 
+from ..animation.keying import key_pose
 from ..bridge import BridgeError
 from ..bridge import schema as S
-from ..animation.keying import key_pose
 from ..solver import Settings
 
 #: Transform channels a write of ``matrix_world`` can change (rotation_mode first: setting it

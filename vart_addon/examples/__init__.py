@@ -20,10 +20,24 @@ import bpy
 
 from .check import check_baked
 from .common import MECHANISM_FRAMES, Built, ExampleError, pose
-from .robots import (STANDING, WHEEL_RADIUS, contact, load_athlete, load_fourbar,
-                     load_slider_crank, load_stewart)
-from .stories import (PINCH, STORY_FRAMES, TRENCH, story_camera_tilt, story_inspection,
-                      story_pinch, story_trenching)
+from .robots import (
+    STANDING,
+    WHEEL_RADIUS,
+    contact,
+    load_athlete,
+    load_fourbar,
+    load_slider_crank,
+    load_stewart,
+)
+from .stories import (
+    PINCH,
+    STORY_FRAMES,
+    TRENCH,
+    story_camera_tilt,
+    story_inspection,
+    story_pinch,
+    story_trenching,
+)
 from .tower import build_tower
 
 #: What callers outside this package use (the operator and panel, the demo, the tests).

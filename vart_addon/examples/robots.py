@@ -20,8 +20,18 @@ import pathlib
 import numpy as np
 
 from ..bridge import schema as S
-from .common import (_PLANAR, MECHANISM_FRAMES, Built, ExampleError, _frames, _origin,
-                     _scene_joint_names, at, key_value, pose)
+from .common import (
+    _PLANAR,
+    MECHANISM_FRAMES,
+    Built,
+    ExampleError,
+    _frames,
+    _origin,
+    _scene_joint_names,
+    at,
+    key_value,
+    pose,
+)
 
 ASSETS = pathlib.Path(__file__).resolve().parents[2] / "assets"
 
@@ -94,8 +104,7 @@ def add_joint_exact(context, name, jtype, parent_ob, child_ob, point, R, *,
     rotation ``R``, in float64: the 3D cursor keeps
     rotations in float32, ~4e-8 rad off an exact axis, enough to lock a planar loop whose other
     axes come exact from a URDF. Returns the joint's name (made unique)."""
-    from ..bridge import edits
-    from ..bridge import BridgeError
+    from ..bridge import BridgeError, edits
     from ..shared.bridge_cache import bridge_for, solve_kw
     from ..solver import VartError
     scene = context.scene

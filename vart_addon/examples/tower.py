@@ -12,8 +12,16 @@ from mathutils import Matrix
 from ..bridge import schema as S
 from ..bridge.animation import key_channels
 from ..solver import se3
-from .common import (_PLANAR, MECHANISM_FRAMES, Built, _frames, _material, _origin,
-                     _scene_joint_names, at)
+from .common import (
+    _PLANAR,
+    MECHANISM_FRAMES,
+    Built,
+    _frames,
+    _material,
+    _origin,
+    _scene_joint_names,
+    at,
+)
 
 TOWER = dict(cells=90, width=0.30, height=0.10, jitter=0.05)
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from ..formats.trajectory import model as TR
 from ..formats.trajectory import files as TIO
+from ..formats.trajectory import model as TR
 from ..solver.text import show
 from .joint_columns import TrajectoryError, format_of
 from .sampling import _frame_range, sample_trajectory

@@ -31,8 +31,8 @@ import bpy
 from ..bridge import BridgeError, SceneBridge
 from ..bridge import animation as A
 from ..bridge import schema as S
-from ..formats.trajectory import model as TR
 from ..formats.trajectory import files as TIO
+from ..formats.trajectory import model as TR
 from ..solver.text import show
 from .joint_columns import TrajectoryError, _link_objects, columns, format_of
 from .sampling import fps_of
@@ -147,7 +147,8 @@ def apply_trajectory(scene, traj: TR.Trajectory, start_frame=None, *, path: str 
     and, with ``bake``, bake the frames it spans (see the module doc). ``settings``,
     ``gravity`` and ``progress`` go to the bake. Raises :class:`TrajectoryError` (or
     SchemaError) with nothing changed when nothing can be keyed."""
-    from ..animation.bake import BAKE_GROUP, bake as run_bake
+    from ..animation.bake import BAKE_GROUP
+    from ..animation.bake import bake as run_bake
     from ..animation.keying import JOINT_GROUP
     scene = scene or bpy.context.scene
     if not isinstance(traj, TR.Trajectory):

@@ -80,8 +80,8 @@ def velocity_limits(scene, data=None, notes=None) -> dict:
     """Joint name -> velocity limit (rad/s or m/s) from the URDFs the scene's robots were
     imported from (see the module doc). ``notes`` (a list) receives a line per URDF that
     could not be read again."""
-    from ..io_urdf.importer import SOURCE_KEY, read_source
     from ..formats.urdf import files as urdf
+    from ..io_urdf.importer import SOURCE_KEY, read_source
     obs = _link_objects(scene)
     data = data if data is not None else S.read_scene(obs.values())
     out = {}

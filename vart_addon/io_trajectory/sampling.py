@@ -18,8 +18,8 @@ import numpy as np
 
 from ..bridge import animation as A
 from ..bridge import schema as S
-from ..shared.frames import kept_frame
 from ..formats.trajectory import model as TR
+from ..shared.frames import kept_frame
 from ..solver.text import show
 from .joint_columns import TrajectoryError, _link_objects, columns
 

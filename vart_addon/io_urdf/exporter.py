@@ -38,11 +38,11 @@ from ..bridge import poses as P
 from ..bridge import schema as S
 from ..bridge.errors import BridgeError
 from ..bridge.scene import SceneBridge
-from ..solver import VartError
-from ..formats.urdf import files as urdf
-from ..formats.urdf.from_linkage import urdf_from_linkage
-from ..formats.urdf import mesh_paths
 from ..formats import stl
+from ..formats.urdf import files as urdf
+from ..formats.urdf import mesh_paths
+from ..formats.urdf.from_linkage import urdf_from_linkage
+from ..solver import VartError
 from .errors import IoError
 from .importer import MISSING_KEY, SOURCE_KEY, read_source
 

@@ -34,15 +34,14 @@ from mathutils import Matrix
 from ..bridge import edits as E
 from ..bridge import schema as S
 from ..bridge.errors import BridgeError
-from ..solver import VartError
 from ..formats.urdf import files as urdf
 from ..formats.urdf.to_linkage import linkage_from_urdf
+from ..solver import VartError
 from .errors import IoError
 from .mesh_data import _Added
-from .visuals import VisualBuilder
 
 # Re-imported: part of this module's API (used by .exporter and the tests).
-from .visuals import MISSING_KEY
+from .visuals import MISSING_KEY, VisualBuilder
 
 __all__ = ["import_urdf", "ImportedRobot", "SOURCE_KEY", "MISSING_KEY", "MAX_SOURCE_CHARS",
            "read_source"]

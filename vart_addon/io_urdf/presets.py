@@ -52,9 +52,9 @@ from ..bridge import goal_fields as GF
 from ..bridge import schema as S
 from ..bridge.errors import BridgeError
 from ..bridge.scene import SceneBridge
+from ..formats import stl
 from ..solver import VartError, se3
 from ..solver.text import json_error
-from ..formats import stl
 from .errors import IoError
 
 __all__ = ["FORMAT", "VERSION", "preset_data", "save_preset", "load_preset", "PresetResult"]

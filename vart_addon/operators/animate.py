@@ -25,15 +25,14 @@ import dataclasses
 
 import bpy
 import numpy as np
-from bpy.props import BoolProperty, EnumProperty, FloatVectorProperty, IntProperty, \
-    StringProperty
+from bpy.props import BoolProperty, EnumProperty, FloatVectorProperty, IntProperty, StringProperty
 from mathutils import Euler, Matrix
 
-from ..drag import session as D
 from ..drag import events as DE
 from ..drag import geometry as DM
-from . import support
+from ..drag import session as D
 from ..shared import bridge_cache, selection, units
+from . import support
 
 
 # ---- the 3D view as the event mapping needs it ------------------------------------------------

@@ -10,11 +10,9 @@
 import bpy
 from bpy.props import EnumProperty
 
-from . import support
-from ..shared import bridge_cache, selection
-
-
 from ..examples import EXAMPLES
+from ..shared import bridge_cache, selection
+from . import support
 
 #: Enum items of the examples, in catalogue order (robots, then the four stories).
 EXAMPLE_ITEMS = [(e.key, e.label, e.description, i) for i, e in enumerate(EXAMPLES.values())]

@@ -11,8 +11,8 @@ import numpy as np
 from bpy.props import EnumProperty, FloatProperty, FloatVectorProperty
 
 from ..bridge import schema as S
-from . import support
 from ..shared import selection, units
+from . import support
 
 _TARGETS = [('JOINT', "Joint", "The active joint"),
             ('LINK', "Link", "The active link: its root joint (the link is frozen in the world)")]

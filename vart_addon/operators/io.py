@@ -13,10 +13,10 @@ from bpy.props import BoolProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from ..bridge import schema as S
-from ..io_urdf import IoError
 from ..formats.urdf import mesh_paths
-from . import support
+from ..io_urdf import IoError
 from ..shared import bridge_cache
+from . import support
 
 #: Warnings listed one by one in a report; more are counted.
 MAX_LISTED = 8

@@ -11,9 +11,9 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, StringProperty
 
 from ..bridge import edits
 from ..bridge import schema as S
+from ..shared import bridge_cache, selection
 from ..solver import se3
 from . import support
-from ..shared import bridge_cache, selection
 
 
 class VART_OT_add_joint(bpy.types.Operator):

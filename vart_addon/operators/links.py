@@ -4,13 +4,18 @@ A link is an object with ``ob["vart"]`` (see :mod:`vart_addon.bridge.schema`); i
 the object's origin and rotation (scale divided out). Poses in metres, masses in kg.
 """
 import bpy
-from bpy.props import (BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty,
-                       StringProperty)
+from bpy.props import (
+    BoolProperty,
+    EnumProperty,
+    FloatProperty,
+    FloatVectorProperty,
+    StringProperty,
+)
 
 from ..bridge import edits
 from ..bridge import schema as S
-from . import support
 from ..shared import bridge_cache, selection, units
+from . import support
 
 
 class VART_OT_make_links(bpy.types.Operator):

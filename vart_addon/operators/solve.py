@@ -8,8 +8,8 @@ import bpy
 import numpy as np
 from bpy.props import FloatVectorProperty
 
-from . import support
 from ..shared import bridge_cache, selection, units
+from . import support
 
 
 class VART_OT_operate_joint(bpy.types.Operator):

@@ -168,8 +168,8 @@ class VART_OT_import_trajectory(bpy.types.Operator, ImportHelper):
     def execute(self, context):
         import dataclasses
 
-        from ..properties import gravity_of, solver_settings
         from ..io_trajectory import import_trajectory
+        from ..properties import gravity_of, solver_settings
         self._defaults(context)
         if not self.filepath or os.path.isdir(self.filepath):
             self.report({'ERROR'}, f"choose a trajectory file ({TIO.extensions_text()})")

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import bpy
 
-from . import geometry as og
 from ..bridge import BridgeError, SchemaError, scene_key, schema
 from ..bridge import poses as P
+from . import geometry as og
 
 _state: dict = {"handle": None, "shader": None, "key": None, "batches": []}
 

@@ -38,7 +38,9 @@ class VART_PT_animation(C.Panel, bpy.types.Panel):
         row.prop(scene, "frame_start", text="Start")
         row.prop(scene, "frame_end", text="End")
         C.op(col, "vart.bake", text="Bake Range", icon='RENDER_ANIMATION')
-        from ..io_trajectory.menus import draw_trajectory_sidebar  # the File menu's trajectory entries
+        from ..io_trajectory.menus import (
+            draw_trajectory_sidebar,  # the File menu's trajectory entries
+        )
         draw_trajectory_sidebar(layout)
         sv = C.settings(context)
         summary = getattr(sv, "bake_summary", "")

@@ -29,8 +29,8 @@ import bpy
 from bpy.props import FloatProperty, FloatVectorProperty, PointerProperty
 
 from ..bridge import SchemaError, schema
-from ..solver.text import float32_clean
 from ..shared import selection, units
+from ..solver.text import float32_clean
 from . import common as C
 
 MAX_DOF = 6

@@ -33,7 +33,8 @@ result there, about half a microsecond less per call: ``@`` is a generalized ufu
 """
 from .errors import VartError
 from .joint_types import CATALOG, JointType, joint_type
-from .linkage import GROUND, Joint, Link, Linkage
+from .linkage import Linkage
+from .parts import GROUND, Joint, Link
 from .solver import Settings, Solver
 from .status import LevelStatus, SolveStatus
 

@@ -3,7 +3,8 @@
 Every function checks all of its input before touching anything and raises
 :class:`~.errors.VartError` naming the problem; on error the linkage is unchanged. Links and
 joints here; the spanning tree's restructuring in :mod:`.tree_edit`. A new tree joint whose
-invariant does not hold snaps its child side onto the joint. They are also methods of ``Linkage`` (``linkage.add_joint(...)`` etc.).
+invariant does not hold snaps its child side onto the joint. They are also methods of
+``Linkage`` (``linkage.add_joint(...)`` etc.).
 """
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import se3, validate as V
+from . import se3
+from . import validate as V
 from .errors import VartError
 from .goal_kinds import clear_configuration_goals
 from .parts import Joint, Link

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import se3, validate as V
+from . import se3
+from . import validate as V
 from .errors import VartError
 from .parts import Joint
 

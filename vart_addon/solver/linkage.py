@@ -22,7 +22,8 @@ import numpy as np
 
 from . import editing, goals_edit, se3, tree_edit
 from .errors import VartError
-from .parts import GROUND, Joint, Link
+from .parts import Joint, Link
+
 
 class Linkage:
     """A mechanism: links, joints, root joints, the spanning tree and gravity.

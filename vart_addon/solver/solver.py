@@ -46,7 +46,7 @@ from functools import partial
 import numpy as np
 
 from . import goals as G
-from .evaluation import GroupProblem, Evaluation
+from .evaluation import Evaluation, GroupProblem
 from .status import SolveStatus
 from .stepper import Stepper
 from .topology import analyse
@@ -272,7 +272,8 @@ class Solver:
             bend = None
             if chord:  # the frozen linear model meets every level: it predicts 1 - alpha of each
                 verdict, level, ratio = _compare(new, ev, s.tol, gp.active,
-                                                 lambda k: (1 - alpha) * ev.measure[k], _CHORD_GAIN)
+                                                 lambda k: (1 - alpha) * ev.measure[k],  # noqa: B023
+                                                 _CHORD_GAIN)  # (called at once)
                 if verdict == OK:
                     return new, alpha, dq
                 self._stepper.unfreeze()

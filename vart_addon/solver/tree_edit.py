@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import se3, validate as V
+from . import se3
+from . import validate as V
 from .errors import VartError
 from .goal_kinds import Q_FIELDS
 from .joint_types import INVERTIBLE, joint_type
@@ -204,7 +205,7 @@ def _ground(lk, link, poses):
         e = lk.tree_edge[cur]
         path.append((cur, e))
         cur = lk.tree_parent(cur)
-    for (below, e_below), (above, _) in zip(path, path[1:]):
+    for (_below, e_below), (above, _) in zip(path, path[1:]):
         e_below.tree_dir = -e_below.tree_dir
         lk.tree_edge[above] = e_below
     path[-1][1].tree_dir = 0
@@ -299,4 +300,5 @@ def _rebuild_tree(lk, poses):
     lk.touch_topology()
 
 
-__all__ = ["make_tree", "make_root_tree", "make_closure", "make_ground_link", "invert_joint", "split_link", "merge_joint"]
+__all__ = ["make_tree", "make_root_tree", "make_closure", "make_ground_link", "invert_joint",
+           "split_link", "merge_joint"]

@@ -11,21 +11,17 @@ nothing animated are refused with nothing changed.
 from __future__ import annotations
 
 import math
-import pathlib
-import sys
 
 import bpy
 import numpy as np
 import pytest
 
-from repo_paths import REPO
-
 import blender_scenes as BS  # noqa: E402
-
 from vart_addon.animation import bake as BK  # noqa: E402
 from vart_addon.animation import keying as KP  # noqa: E402
-from vart_addon.bridge import SceneBridge, fcurves_of, q_data_path, schema as S  # noqa: E402
+from vart_addon.bridge import SceneBridge, fcurves_of, q_data_path  # noqa: E402
 from vart_addon.bridge import animation as A  # noqa: E402
+from vart_addon.bridge import schema as S
 from vart_addon.solver import Settings, Solver, se3  # noqa: E402
 
 needs_bench = pytest.mark.skipif(not BS.available(), reason="../shared/bench not present")
@@ -103,7 +99,7 @@ def test_bake_of_a_keyframed_virtual_joint_closes_the_feet_at_every_frame():
     n_joints = sum(1 for j in BS.vb.BenchProblem("P1_hexapod").lk.joints.values() if j.dof)
     assert res.joints == n_joints - 1
     # every link: location and Euler rotation baked, 12 linear GENERATED keys, in the group
-    for n, ob in obs.items():
+    for ob in obs.values():
         curves = {(fc.data_path, fc.array_index): fc for fc in fcurves_of(ob)}
         for path in ("location", "rotation_euler"):
             for i in range(3):
@@ -431,5 +427,5 @@ def test_kept_frame_restores_frame_and_subframe_after_success_and_error():
     with pytest.raises(ZeroDivisionError):
         with kept_frame(scene):
             scene.frame_set(30)
-            1 / 0
+            _ = 1 / 0
     assert (scene.frame_current, scene.frame_subframe) == (3, pytest.approx(0.5))

@@ -8,8 +8,16 @@ import bpy
 import numpy as np
 import pytest
 
-from vart_addon.bridge import (SceneBridge, fcurves_of, find_fcurve, keyframe_q, q_data_path,
-                               q_fcurves, write_joint, write_link)
+from vart_addon.bridge import (
+    SceneBridge,
+    fcurves_of,
+    find_fcurve,
+    keyframe_q,
+    q_data_path,
+    q_fcurves,
+    write_joint,
+    write_link,
+)
 from vart_addon.bridge import animation as A
 from vart_addon.solver import se3
 

@@ -3,20 +3,25 @@ parenting, writing only what moved, caching, locks, drags, tree flags, refusing 
 from __future__ import annotations
 
 import math
-import pathlib
 import re
-import sys
 
 import bpy
 import numpy as np
 import pytest
 from mathutils import Matrix
 
-from vart_addon.bridge import (BridgeError, SceneBridge, SchemaError, read_scene, update_joint,
-                               update_link, write_joint, write_link)
-from vart_addon.bridge import schema
-
 from blender_scenes import cube, parent_keep, place, scene_snapshot  # noqa: E402  (shared)
+from vart_addon.bridge import (
+    BridgeError,
+    SceneBridge,
+    SchemaError,
+    read_scene,
+    schema,
+    update_joint,
+    update_link,
+    write_joint,
+    write_link,
+)
 from vart_addon.solver import Settings, se3
 
 # A crank-rocker in the plane of frame G: ground pivots O2 = (0, 0), O4 = (4, 0); crank 1.5,

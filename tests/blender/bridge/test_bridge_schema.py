@@ -8,9 +8,21 @@ import bpy
 import numpy as np
 import pytest
 
-from vart_addon.bridge import (JointData, LinkData, MimicData, SchemaError, is_link,
-                               q_data_path, read_object, read_scene, remove_joint, update_joint,
-                               update_link, write_joint, write_link)
+from vart_addon.bridge import (
+    JointData,
+    LinkData,
+    MimicData,
+    SchemaError,
+    is_link,
+    q_data_path,
+    read_object,
+    read_scene,
+    remove_joint,
+    update_joint,
+    update_link,
+    write_joint,
+    write_link,
+)
 from vart_addon.solver import se3
 
 INF = float("inf")

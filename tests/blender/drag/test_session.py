@@ -9,22 +9,17 @@ channels, matrices and ["vart"] properties bit for bit; confirm keys only with a
 from __future__ import annotations
 
 import math
-import pathlib
-import sys
 import types
 
 import bpy
 import numpy as np
 import pytest
 
-from repo_paths import REPO
-
 import blender_scenes as BS  # noqa: E402
-
-from vart_addon.drag import session as D  # noqa: E402
+from vart_addon.bridge import BridgeError, SceneBridge, fcurves_of, q_data_path  # noqa: E402
 from vart_addon.drag import events as DE  # noqa: E402
 from vart_addon.drag import geometry as DM  # noqa: E402
-from vart_addon.bridge import BridgeError, SceneBridge, fcurves_of, q_data_path  # noqa: E402
+from vart_addon.drag import session as D  # noqa: E402
 from vart_addon.solver import Settings, Solver, se3  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not BS.available(), reason="../shared/bench not present")
@@ -372,8 +367,8 @@ def registered(hexapod):
 
 def test_drag_operator_invoke_modal_confirm_and_cancel(registered, monkeypatch):
     hx = registered
-    from vart_addon.shared import bridge_cache
     from vart_addon.operators import animate as AN
+    from vart_addon.shared import bridge_cache
     view = TopView()
     monkeypatch.setattr(AN, "_view_of", lambda context: view)
     bridge_cache.clear_bridge_cache()

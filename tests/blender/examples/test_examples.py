@@ -4,7 +4,6 @@ operator and the keyed mechanisms bake with their closures held; Key Joint; the 
 panel and the Add menu entry."""
 import importlib.util
 import math
-import pathlib
 import re
 from types import SimpleNamespace
 
@@ -12,12 +11,12 @@ import bpy
 import numpy as np
 import pytest
 
+from repo_paths import REPO
 from vart_addon import examples as X
 from vart_addon.bridge import SceneBridge
 from vart_addon.bridge import schema as S
 from vart_addon.examples import robots
 
-from repo_paths import REPO
 ASSETS = REPO / "assets"
 ROBOT_FILES = {"athlete": (38, 37), "fourbar": (4, 3), "slider_crank": (4, 3),
                "stewart": (20, 19)}   # URDF: (links, joints)

@@ -11,26 +11,23 @@ from __future__ import annotations
 import math
 import os
 import pathlib
-import sys
 
 import bpy
 import numpy as np
 import pytest
 
-from repo_paths import DATA, REPO
-
 import blender_scenes as BS  # noqa: E402
-
+from repo_paths import DATA
+from vart_addon import io_trajectory as TB  # noqa: E402
 from vart_addon.animation import bake as BK  # noqa: E402
 from vart_addon.animation import keying as KY  # noqa: E402
-from vart_addon import io_trajectory as TB  # noqa: E402
 from vart_addon.bridge import SceneBridge  # noqa: E402
 from vart_addon.bridge import animation as A  # noqa: E402
 from vart_addon.bridge import schema as S  # noqa: E402
-from vart_addon.io_urdf.importer import import_urdf  # noqa: E402
-from vart_addon.solver import Settings, Solver  # noqa: E402
 from vart_addon.formats.trajectory import model as TR  # noqa: E402
 from vart_addon.formats.trajectory.files import load_trajectory  # noqa: E402
+from vart_addon.io_urdf.importer import import_urdf  # noqa: E402
+from vart_addon.solver import Settings, Solver  # noqa: E402
 
 ARM6 = DATA / "arm6" / "arm6.urdf"
 GANTRY = DATA / "gantry.urdf"

@@ -6,20 +6,19 @@ from __future__ import annotations
 
 import math
 import os
-import pathlib
 from types import SimpleNamespace
 
 import bpy
 import numpy as np
 import pytest
 
+from repo_paths import DATA
 from vart_addon.animation import bake as BK
 from vart_addon.bridge import animation as A
 from vart_addon.bridge import schema as S
+from vart_addon.formats.trajectory.files import load_trajectory, parse_json
 from vart_addon.io_urdf.importer import import_urdf
 from vart_addon.solver import Settings
-from vart_addon.formats.trajectory.files import load_trajectory, parse_json
-from repo_paths import DATA
 
 ARM6 = DATA / "arm6" / "arm6.urdf"
 TIGHT = Settings(tol=1e-10, max_iterations=200)

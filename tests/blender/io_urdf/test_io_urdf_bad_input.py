@@ -4,16 +4,14 @@ Each is a clear message naming the element, and the scene and bpy.data exactly a
 (objects, their properties, meshes, materials, collections)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import bpy
 import pytest
 
+from repo_paths import DATA
 from vart_addon.io_urdf import IoError
 from vart_addon.io_urdf import importer as I
 from vart_addon.io_urdf.importer import import_urdf
 
-from repo_paths import DATA
 BAD = DATA / "bad"
 ARM6 = DATA / "arm6" / "arm6.urdf"
 

@@ -5,24 +5,23 @@ kinematics: link poses equal for random configurations."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import bpy
 import numpy as np
 import pytest
 
+from repo_paths import DATA
+from urdf_random import random_q  # tests/helpers
+from urdf_scene import rigid, set_configuration  # tests/helpers
 from vart_addon.bridge import SceneBridge, edits, read_scene
 from vart_addon.bridge import schema as S
-from vart_addon.io_urdf import IoError
 from vart_addon.formats import stl
+from vart_addon.formats.urdf import files as urdf
+from vart_addon.io_urdf import IoError
 from vart_addon.io_urdf.exporter import export_urdf
 from vart_addon.io_urdf.importer import import_urdf
 from vart_addon.solver import se3
-from vart_addon.formats.urdf import files as urdf
-from urdf_scene import rigid, set_configuration  # tests/helpers
-from urdf_random import random_q  # tests/helpers
 
-from repo_paths import DATA
 ARM6 = DATA / "arm6" / "arm6.urdf"
 ROVER = DATA / "rover" / "rover_description" / "urdf" / "rover.urdf"
 GANTRY = DATA / "gantry.urdf"

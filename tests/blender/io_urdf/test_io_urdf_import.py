@@ -7,23 +7,22 @@ from __future__ import annotations
 
 import math
 import shutil
-from pathlib import Path
 
 import bpy
 import numpy as np
 import pytest
 
+from repo_paths import DATA, SHARED_BENCH
+from urdf_random import random_q  # tests/helpers
+from urdf_scene import rigid, set_configuration  # tests/helpers
 from vart_addon.bridge import MimicData, SceneBridge, read_scene
-from vart_addon.io_urdf import IoError
 from vart_addon.formats import stl
-from vart_addon.io_urdf.importer import MISSING_KEY, SOURCE_KEY, import_urdf
-from vart_addon.solver import se3
 from vart_addon.formats.urdf import files as urdf
 from vart_addon.formats.urdf.to_linkage import linkage_from_urdf
-from urdf_scene import rigid, set_configuration  # tests/helpers
-from urdf_random import random_q  # tests/helpers
+from vart_addon.io_urdf import IoError
+from vart_addon.io_urdf.importer import MISSING_KEY, SOURCE_KEY, import_urdf
+from vart_addon.solver import se3
 
-from repo_paths import DATA, SHARED_BENCH
 ARM6 = DATA / "arm6" / "arm6.urdf"
 ROVER = DATA / "rover" / "rover_description" / "urdf" / "rover.urdf"
 GANTRY = DATA / "gantry.urdf"

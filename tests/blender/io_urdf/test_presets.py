@@ -7,19 +7,18 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import bpy
 import numpy as np
 import pytest
 
+from repo_paths import DATA
 from vart_addon.bridge import SceneBridge, edits, read_scene
 from vart_addon.io_urdf import IoError
 from vart_addon.io_urdf.importer import import_urdf
 from vart_addon.io_urdf.presets import FORMAT, load_preset, preset_data, save_preset
 from vart_addon.solver import se3
 
-from repo_paths import DATA
 ARM6 = DATA / "arm6" / "arm6.urdf"
 ROVER = DATA / "rover" / "rover_description" / "urdf" / "rover.urdf"
 SETUP_JOINTS = ("tilt", "probe_ball", "reach")

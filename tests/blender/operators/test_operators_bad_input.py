@@ -117,7 +117,7 @@ def test_a_deleted_parent_refuses_every_edit(op_fourbar, opkit, how, message):
         opkit.select(fb.obs["crank"])
         bpy.ops.object.delete()
     for name, joint, kw in OPS:
-        refused(opkit, lambda: _call(name, joint, kw), "object 'coupler'",
+        refused(opkit, lambda: _call(name, joint, kw), "object 'coupler'",  # noqa: B023
                 '["vart"]["joints"]["B"]["parent"]', message)
     opkit.select(fb.obs["rocker"], fb.obs["coupler"], active=fb.obs["rocker"])
     refused(opkit, lambda: bpy.ops.vart.add_joint(joint_type="prismatic"), message)
@@ -161,7 +161,7 @@ def test_corrupted_properties_refuse_every_edit(op_fourbar, opkit, corrupt, obj,
     fb = op_fourbar
     corrupt(fb.obs)
     for name, joint, kw in OPS:
-        refused(opkit, lambda: _call(name, joint, kw), obj, key, problem)
+        refused(opkit, lambda: _call(name, joint, kw), obj, key, problem)  # noqa: B023  (called at once)
     opkit.select(fb.obs["coupler"])
     refused(opkit, bpy.ops.vart.make_ground_link, obj, key, problem)
     refused(opkit, lambda: bpy.ops.vart.set_mass(mass=1.0), obj, key, problem)

@@ -204,7 +204,7 @@ def test_the_vart_menu_is_in_the_object_menu_and_reaches_every_operator(vart_reg
     while submenus:
         cls = submenus.pop()
         assert hasattr(bpy.types, cls)  # registered
-        for kind, idname, props in draw(cls):
+        for kind, idname, _props in draw(cls):
             if kind == "menu":
                 submenus.append(idname)
             else:

@@ -9,9 +9,9 @@ import bpy
 import numpy as np
 import pytest
 
+from vart_addon.bridge import schema
 from vart_addon.overlay import drawing as overlay
 from vart_addon.overlay import geometry as og
-from vart_addon.bridge import schema
 from vart_addon.solver import se3
 
 

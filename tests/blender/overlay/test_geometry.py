@@ -235,7 +235,7 @@ def test_dashes_cover_the_right_fraction_and_stay_on_the_polyline():
 def test_build_merges_styles_into_float32_line_lists():
     geo = og.build([glyph(name="a"), glyph(name="b"), glyph(name="c", virtual=True)], S)
     assert len(geo.batches) == 4  # (glyph, link) x (real, virtual)
-    for style, v in geo.batches.items():
+    for _style, v in geo.batches.items():
         assert v.dtype == np.float32 and v.ndim == 2 and v.shape[1] == 3 and len(v) % 2 == 0
     one = og.build([glyph(name="a")], S).segment_count
     assert geo.segment_count > 2 * one

@@ -37,7 +37,7 @@ from fractions import Fraction
 from typing import Optional, Sequence
 
 from ...solver.text import json_error, show
-from .model import UNITS, Trajectory, check_limits, decimate, select, unwrap
+from .model import UNITS, Trajectory
 
 __all__ = ["TrajectoryFormatError", "format_csv", "parse_csv", "format_json", "parse_json",
            "format_path", "parse_path"]

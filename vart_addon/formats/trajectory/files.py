@@ -18,8 +18,15 @@ from typing import Callable, Optional, Sequence, Union
 
 from ..atomic import write_atomic
 from .codecs import (
-    TrajectoryFormatError, check_exportable, file_error, format_csv, format_json, format_path, parse_csv,
-    parse_json, parse_path,
+    TrajectoryFormatError,
+    check_exportable,
+    file_error,
+    format_csv,
+    format_json,
+    format_path,
+    parse_csv,
+    parse_json,
+    parse_path,
 )
 from .model import Trajectory, check_limits, decimate, select, unwrap
 

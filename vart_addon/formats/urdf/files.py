@@ -26,10 +26,10 @@ import xml.etree.ElementTree as ET
 from typing import Optional, Union
 
 from ..atomic import write_atomic
+
 # re-exported: this module is the public entry point of the URDF model
 from .base import Origin, UrdfError, axis_angle_matrix, context, matrix_to_rpy, rpy_to_matrix
 from .geometry import (
-    GEOMETRY_TYPES,
     INERTIA_KEYS,
     Box,
     Collision,
@@ -42,7 +42,7 @@ from .geometry import (
     Visual,
 )
 from .kinematics import joint_motion, joint_values, link_poses  # noqa: F401
-from .model import JOINT_TYPES, ONE_DOF_TYPES, Dynamics, Joint, Limit, Link, Mimic, Robot
+from .model import JOINT_TYPES, Dynamics, Joint, Limit, Link, Mimic, Robot
 
 __all__ = [
     "UrdfError", "Origin", "Box", "Cylinder", "Sphere", "Mesh", "Geometry", "Material", "Visual",
@@ -182,7 +182,8 @@ def _joint(el: ET.Element) -> Joint:
         if axis_el is not None:
             kwargs["axis"] = _nums(axis_el, "xyz", "<axis>", "1 0 0")
         if limit_el is not None:
-            kwargs["limit"] = Limit(*(_scalar(limit_el, k, "<limit>", 0.0) for k in ("lower", "upper", "effort", "velocity")))
+            kwargs["limit"] = Limit(*(_scalar(limit_el, k, "<limit>", 0.0)
+                                      for k in ("lower", "upper", "effort", "velocity")))
         if mimic_el is not None:
             leader = mimic_el.get("joint")
             if not leader:

@@ -18,9 +18,9 @@ import math
 import numpy as np
 
 from ...solver import se3
-from . import files as urdf
 from ...solver.errors import VartError
 from ...solver.linkage import Linkage
+from . import files as urdf
 
 _EXPORT = {"revolute": None, "prismatic": "prismatic", "fixed": "fixed", "general": "floating",
            "planar": "planar"}

@@ -244,7 +244,8 @@ class Robot:
             chain = [j.name]
             while leader is not None:
                 if leader.name in chain:
-                    raise UrdfError(f"joint '{j.name}': <mimic> chain forms a cycle ({' -> '.join(chain + [leader.name])})")
+                    cycle = " -> ".join(chain + [leader.name])
+                    raise UrdfError(f"joint '{j.name}': <mimic> chain forms a cycle ({cycle})")
                 chain.append(leader.name)
                 leader = joints.get(leader.mimic.joint) if leader.mimic else None
         for i, x in enumerate(self.extras):

@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...solver import se3, validate
-from . import files as urdf
 from ...solver.errors import VartError
 from ...solver.joint_types import joint_type
 from ...solver.linkage import Linkage
+from . import files as urdf
 
 _ONE_DOF = ("revolute", "continuous", "prismatic")
 _ALIGNED = ("revolute", "continuous", "prismatic", "planar")
