@@ -70,12 +70,12 @@ class VART_OT_key_joint(bpy.types.Operator):
 
     def execute(self, context):
         from ..animation.keying import key_pose
-        from ..bridge import schema as S
         scene = context.scene
         ob, name = selection.active_joint(context)
         try:
-            data = S.read_scene(ob for ob in scene.objects if S.is_link(ob))
-            j = data.joints[name]
+            bridge = bridge_cache.bridge_for(scene)
+            bridge.sync()  # refuses what every edit refuses (zero scale, limits, mimic cycles)
+            j = bridge.data.joints[name]
             if not j.dof:
                 self.report({'ERROR'}, f"joint {name!r} is fixed: it has no value to key")
                 return {'CANCELLED'}

@@ -8,6 +8,7 @@ import bpy
 import numpy as np
 from bpy.props import FloatVectorProperty
 
+from ..bridge import schema
 from ..shared import bridge_cache, selection, units
 from . import support
 
@@ -40,10 +41,15 @@ class VART_OT_operate_joint(bpy.types.Operator):
 
     def execute(self, context):
         scene = context.scene
-        name = selection.active_joint(context)[1]
+        ob, name = selection.active_joint(context)
         jtype = selection.joint_type_of(context, name)
-        if jtype is None:
-            self.report({'ERROR'}, f"joint {name!r} has no valid type")
+        if jtype is None:  # the schema names the object and key of what is wrong
+            try:
+                schema.read_object(ob)
+            except support.ERRORS as e:
+                self.report({'ERROR'}, str(e))
+            else:
+                self.report({'ERROR'}, f"object {ob.name!r}: joint {name!r} has no valid type")
             return {'CANCELLED'}
         q = units.to_internal(self.value, jtype, scene)
         if not q:

@@ -37,8 +37,13 @@ def poll_joint(cls, context) -> bool:
     if not object_mode(cls, context):
         return False
     if selection.active_joint(context) is None:
-        cls.poll_message_set("No active joint: pick one in the Vart joint list, or make "
-                             "active a link that has exactly one joint")
+        name = context.scene.vart.active_joint
+        if name:
+            cls.poll_message_set(f"No active joint: the active joint {name!r} does not exist; "
+                                 "pick one in the Vart joint list")
+        else:
+            cls.poll_message_set("No active joint: pick one in the Vart joint list, or make "
+                                 "active a link that has exactly one joint")
         return False
     return True
 

@@ -116,6 +116,8 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
         else:
             path = bpy.path.ensure_ext(path, self.filename_ext)
         try:
+            # refuse what every edit refuses (zero scale, values outside limits, mimic cycles)
+            bridge_cache.bridge_for(context.scene).sync()
             res = export_trajectory(context.scene, path, frame_start=self.frame_start,
                                     frame_end=self.frame_end,
                                     include_virtual=self.include_virtual,

@@ -55,12 +55,15 @@ def active_link(context):
 
 def active_joint(context):
     """``(child object, joint name)`` of the active joint: ``scene.vart.active_joint`` if such
-    a joint exists, else the single joint of the active link; None otherwise."""
+    a joint exists; when none is named, the single joint of the active link; None otherwise
+    (a named joint that does not exist is never replaced by another)."""
     scene = context.scene
     names = joint_names(scene)
     name = scene.vart.active_joint
     if name in names:
         return names[name], name
+    if name:
+        return None
     link = active_link(context)
     if link is not None:
         attached = joints_of_link(scene, link)

@@ -217,3 +217,58 @@ def test_a_failure_while_writing_restores_everything(op_fourbar, opkit, monkeypa
     n = len(bpy.data.objects)
     refused(opkit, lambda: bpy.ops.vart.split_link(take_active_joint=True), "injected failure")
     assert len(bpy.data.objects) == n  # the new empty was removed again
+
+
+# ---- what every edit refuses, Key Joint and Export Trajectory refuse too ------------------------
+def _zero_scale(obs):
+    obs["rocker"].scale = (0.0, 0.0, 0.0)
+    bpy.context.view_layer.update()
+
+
+def _mimic_cycle(obs):
+    obs["crank"]["vart"]["joints"]["A"]["mimic"] = {"leader": "D", "multiplier": 1.0,
+                                                   "offset": 0.0}
+    obs["rocker"]["vart"]["joints"]["D"]["mimic"] = {"leader": "A", "multiplier": 1.0,
+                                                    "offset": 0.0}
+
+
+@pytest.mark.parametrize("corrupt, problem", [
+    (_zero_scale, "object 'rocker'"),
+    (_set("crank", "A", "lower", [2.0]), "outside the joint's limits"),
+    (_mimic_cycle, "mimic cycle"),
+], ids=["zero scale", "q outside limits", "mimic cycle"])
+def test_key_joint_and_export_refuse_what_every_edit_refuses(op_fourbar, opkit, tmp_path,
+                                                              corrupt, problem):
+    """Fixed defect (issue 19): Export Trajectory and Key Joint finished on scenes every
+    other operator refuses; now they refuse them too, keying and writing nothing."""
+    fb = op_fourbar
+    if problem == "outside the joint's limits":
+        fb.obs["crank"]["vart"]["joints"]["A"]["upper"] = [3.0]
+    corrupt(fb.obs)
+    bpy.context.scene.vart.active_joint = "A"
+    refused(opkit, bpy.ops.vart.solve, problem)
+    refused(opkit, bpy.ops.vart.key_joint, problem)
+    out = tmp_path / "motion.csv"
+    refused(opkit, lambda: bpy.ops.vart.export_trajectory(filepath=str(out)), problem)
+    assert not out.exists()
+
+
+def test_a_named_joint_that_does_not_exist_is_never_replaced_by_the_links_joint(op_fourbar,
+                                                                                 opkit):
+    """Fixed defect (issue 19): with the active joint's name stale, Operate Joint acted on the
+    active link's single joint."""
+    bpy.context.scene.vart.active_joint = "C"
+    assert bpy.ops.vart.remove_joint() == {'FINISHED'}  # the rocker keeps one joint: D
+    opkit.select(op_fourbar.obs["rocker"])
+    bpy.context.scene.vart.active_joint = "gone"
+    refused(opkit, lambda: bpy.ops.vart.operate_joint(value=(10.0, 0, 0, 0, 0, 0)),
+            "the active joint 'gone' does not exist")
+    bpy.context.scene.vart.active_joint = ""  # none named: the link's single joint
+    assert bpy.ops.vart.operate_joint(value=(10.0, 0, 0, 0, 0, 0)) == {'FINISHED'}
+
+
+def test_operate_joint_on_a_corrupt_type_names_the_object_and_key(op_fourbar, opkit):
+    op_fourbar.obs["rocker"]["vart"]["joints"]["D"]["type"] = "hinge"
+    bpy.context.scene.vart.active_joint = "D"
+    refused(opkit, lambda: bpy.ops.vart.operate_joint(value=(10.0, 0, 0, 0, 0, 0)),
+            "object 'rocker'", '["D"]["type"]', "unknown joint type 'hinge'")
