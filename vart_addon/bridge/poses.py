@@ -3,8 +3,8 @@
 Blender stores ``matrix_world`` in single precision (float32), which may include scale. A
 link's frame is the rigid part: the object's origin and its rotation with the scale divided
 out (columns normalized, then the nearest rotation). Writing puts the object's own scale
-back: ``matrix_world = T_world_link @ diag(scale)``. Mirrored (negative) or zero scale is
-refused. Poses that agree to float32 precision (``FLOAT32_TOL`` relative) are the same pose.
+back: ``matrix_world = T_world_link @ diag(scale)``. Mirrored (negative) or zero scale, and
+a shear (a link under a rotated, unevenly scaled parent), are refused. Poses that agree to float32 precision (``FLOAT32_TOL`` relative) are the same pose.
 """
 from __future__ import annotations
 
@@ -15,6 +15,9 @@ from .errors import BridgeError
 #: Two poses that differ by less than this (relative to max(1, |value|)) are equal as far as a
 #: float32 ``matrix_world`` can tell (float32 epsilon 1.2e-7, plus Blender's own arithmetic).
 FLOAT32_TOL = 1e-6
+#: How far from perpendicular (cosine) the scaled axes of a link's world matrix may be: float32
+#: rounding of a rotation times a scale stays below 1e-6; a shear is refused.
+SHEAR_TOL = 1e-4
 
 
 def observe(ob) -> tuple:
@@ -35,7 +38,13 @@ def rigid_and_scale(m16, name: str) -> tuple[np.ndarray, np.ndarray]:
     if np.linalg.det(A) < 0:
         raise BridgeError(f"object {name!r}: negative (mirrored) scale is not supported for "
                           "links; apply the scale or mirror the mesh data instead")
-    U, _, Vt = np.linalg.svd(A / scale)
+    R = A / scale
+    shear = float(np.abs(R.T @ R - np.eye(3)).max())
+    if shear > SHEAR_TOL:
+        raise BridgeError(f"object {name!r}: its world matrix is sheared (axes {shear:.2g} from "
+                          "perpendicular: a rotated parent scaled unevenly); a link needs a "
+                          "rigid frame: make the parent's scale uniform or apply it")
+    U, _, Vt = np.linalg.svd(R)
     T = np.eye(4)
     T[:3, :3] = U @ Vt
     T[:3, 3] = M[:3, 3]

@@ -511,6 +511,28 @@ def test_a_mirrored_or_flat_link_is_refused(scale, problem):
     assert snapshot() == before
 
 
+def test_a_link_under_a_rotated_unevenly_scaled_parent_is_refused_as_sheared():
+    """Fixed defect (issue 19, defect 5): such a link solved "Converged" while its
+    ``matrix_world`` was 0.59 m from the solver's pose and 0.77 from orthonormal."""
+    obs = build_fourbar()
+    holder = bpy.data.objects.new("Holder", None)
+    bpy.context.scene.collection.objects.link(holder)
+    holder.rotation_euler = (0.0, 0.0, 0.6)
+    holder.scale = (1.0, 3.0, 1.0)
+    bpy.context.view_layer.update()
+    loose = obs["Loose"]
+    loose.parent = holder
+    loose.rotation_euler = (0.0, 0.0, 0.5)  # rotated inside the stretched parent: sheared
+    bpy.context.view_layer.update()
+    before = snapshot()
+    with pytest.raises(BridgeError, match=r"object 'Loose': its world matrix is sheared"):
+        SceneBridge().solve()
+    assert snapshot() == before
+    holder.scale = (2.0, 2.0, 2.0)  # uniform: a rigid frame again
+    bpy.context.view_layer.update()
+    assert SceneBridge().solve().converged
+
+
 def test_a_link_parented_in_blender_to_a_moving_link_keeps_its_own_world_pose():
     """Blender parenting is not kinematics: a free link parented to the crank must stay put
     in the world when the crank turns (so it is written, with a new local transform)."""
