@@ -27,6 +27,7 @@ import os
 from dataclasses import dataclass, field
 
 import bpy
+import numpy as np
 
 from ..bridge import BridgeError, SceneBridge
 from ..bridge import animation as A
@@ -34,6 +35,7 @@ from ..bridge import schema as S
 from ..formats.trajectory import files as TIO
 from ..formats.trajectory import model as TR
 from ..solver.text import show
+from ..solver.validate import MAX_MAGNITUDE
 from .joint_columns import TrajectoryError, _link_objects, columns, format_of
 from .sampling import fps_of
 
@@ -140,6 +142,27 @@ class ImportResult:
         return s
 
 
+def _check_range(c, values, times) -> None:
+    """TrajectoryError naming the column, the time and the value if a value is beyond the
+    joint's limits (continuous joints have none) or beyond what a scene can hold
+    (:data:`~vart_addon.solver.validate.MAX_MAGNITUDE`): a bake could not use it."""
+    unit = TR.UNITS[c.kind]
+    big = np.flatnonzero(np.abs(values) > MAX_MAGNITUDE)
+    if big.size:
+        i = int(big[0])
+        raise TrajectoryError(f"column {c.name!r} at t={show(times[i])} s: {show(values[i])} "
+                              f"{unit} is beyond the {MAX_MAGNITUDE:g} a scene can hold; "
+                              "nothing was keyed")
+    tol = 1e-9 * max(1.0, abs(c.lower) if math.isfinite(c.lower) else 1.0,
+                     abs(c.upper) if math.isfinite(c.upper) else 1.0)
+    out = np.flatnonzero((values < c.lower - tol) | (values > c.upper + tol))
+    if out.size and not c.continuous:
+        i = int(out[0])
+        raise TrajectoryError(f"column {c.name!r} at t={show(times[i])} s: {show(values[i])} "
+                              f"{unit} is outside the joint's limits [{show(c.lower)}, "
+                              f"{show(c.upper)}] ({out.size} samples); nothing was keyed")
+
+
 def apply_trajectory(scene, traj: TR.Trajectory, start_frame=None, *, path: str = "",
                      bake: bool = True, bridge: SceneBridge | None = None, settings=None,
                      gravity=None, progress=None, cols=None) -> ImportResult:
@@ -192,6 +215,8 @@ def apply_trajectory(scene, traj: TR.Trajectory, start_frame=None, *, path: str 
                               + (" ..." if traj.n_joints > 8 else "") + "; scene: "
                               + ", ".join(c.name for c in cols[:8])
                               + (" ..." if len(cols) > 8 else "") + ")")
+    for c, values in keyable:  # nothing is keyed unless every value can be
+        _check_range(c, values, traj.times)
     for c, values in keyable:
         ob = obs[c.child]
         fc = A.ensure_fcurve(ob, S.q_data_path(c.joint), c.index, JOINT_GROUP)

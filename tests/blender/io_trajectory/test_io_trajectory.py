@@ -471,6 +471,14 @@ def test_import_refusals_change_nothing(tmp_path):
         "bad.json": ('{"joint_names": ["elbow"], "points": [}', "bad.json: line 1"),
         "bad.csv": ("time_s,elbow [rad]\n0,abc\n", "'abc' is not a number"),
         "x.txt": ("whatever", "unknown trajectory format '.txt'"),
+        # fixed defect (issue 19, defect 4): 1e300 was keyed as float32's max, the bake
+        # failed and Import still finished with 900 keys
+        "huge.csv": ("time_s,elbow [rad]\n0,0.1\n1,1e300\n",
+                     r"column 'elbow' at t=1.0 s: 1e\+300 rad is beyond the 1e\+06 a scene "
+                     "can hold; nothing was keyed"),
+        "limits.csv": ("time_s,elbow [rad]\n0,0.1\n1,2.7\n2,2.8\n",
+                       r"column 'elbow' at t=1.0 s: 2.7 rad is outside the joint's limits "
+                       r"\[-2.6, 2.6\] \(2 samples\); nothing was keyed"),
     }
     before = snapshot()
     for name, (text, msg) in cases.items():
