@@ -3,8 +3,9 @@
 Blender stores ``matrix_world`` in single precision (float32), which may include scale. A
 link's frame is the rigid part: the object's origin and its rotation with the scale divided
 out (columns normalized, then the nearest rotation). Writing puts the object's own scale
-back: ``matrix_world = T_world_link @ diag(scale)``. Mirrored (negative) or zero scale, and
-a shear (a link under a rotated, unevenly scaled parent), are refused. Poses that agree to float32 precision (``FLOAT32_TOL`` relative) are the same pose.
+back: ``matrix_world = T_world_link @ diag(scale)``. Mirrored (negative) or zero scale,
+and a shear (a link under a rotated, unevenly scaled parent), are refused. Poses that agree
+to float32 precision (``FLOAT32_TOL`` relative) are the same pose.
 """
 from __future__ import annotations
 

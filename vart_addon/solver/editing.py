@@ -71,7 +71,9 @@ def set_gravity(lk: Linkage, gravity):
     """World gravity vector (m/s^2), or None to switch gravity off (the default). The value
     it already has changes nothing (the goals are not analysed again)."""
     g = None if gravity is None else V.vec(gravity, 3, "gravity")
-    if (g is None) == (lk.gravity is None) and (g is None or np.array_equal(g, lk.gravity)):
+    old = lk.gravity
+    if (g is None and old is None) or (g is not None and old is not None
+                                       and np.array_equal(g, old)):
         return
     lk.gravity = g
     lk.touch_goals()
@@ -102,6 +104,7 @@ def add_joint(lk: Linkage, name: str, jtype: str, parent: str | None, child: str
         if T_parent_mob is not None or T_child_frame is not None:
             raise VartError(f"joint {name!r}: give world_frame or the two frames, not both")
         W = V.pose(world_frame, f"joint {name!r}: world_frame")
+        assert poses is not None  # computed above when world_frame is given
         Tp = np.eye(4) if parent is None else poses[parent]
         T_parent_mob = se3.inverse(Tp) @ W
         T_child_frame = se3.inverse(poses[child]) @ W

@@ -9,6 +9,8 @@ scale of the potential rows (``potential_scale``).
 from __future__ import annotations
 
 import math
+from collections.abc import Container
+from typing import Any
 
 import numpy as np
 
@@ -22,6 +24,19 @@ class Evaluation:
 
     __slots__ = ("q", "rows", "levels", "measure", "satisfied", "state", "motions", "has_jac",
                  "_goal_err", "_gp")
+    # Annotations only (no values): the slots above hold them. A Jacobian is None until
+    # GroupProblem.jacobians adds it (``has_jac``): typed Any, since the type system cannot
+    # tie it to has_jac.
+    q: np.ndarray
+    rows: list[tuple[np.ndarray, Any, np.ndarray]]  # per batch: (e, J, goal index per row)
+    levels: list[tuple[np.ndarray, Any]]  # per level: (e, J)
+    measure: list[float]
+    satisfied: list[bool]
+    state: G.State
+    motions: Any
+    has_jac: bool
+    _goal_err: list[np.ndarray | None]
+    _gp: GroupProblem
 
     def goal_errors(self, k: int) -> np.ndarray:
         """Error norm per goal of level ``k`` (in the order of ``GroupProblem.names[k]``)."""
@@ -169,7 +184,7 @@ class GroupProblem:
         return ev
 
     def evaluate(self, q: np.ndarray, jac: bool, reuse: Evaluation | None = None,
-                 dirty: frozenset = frozenset()) -> Evaluation:
+                 dirty: Container[int] = frozenset()) -> Evaluation:
         """Rows of every goal at ``q``, with Jacobians if ``jac`` (else :meth:`jacobians`
         adds them later if a step needs them). With ``reuse`` (an evaluation at the same q),
         the poses are reused and only the batches in ``dirty`` (goal values changed) are

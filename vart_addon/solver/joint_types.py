@@ -44,6 +44,10 @@ class JointType:
     rz_idx: int = field(init=False)
     w_idx: tuple[int, ...] = field(init=False)
     constrained_axes: tuple[int, ...] = field(init=False)
+    # index arrays of trans_idx, trans_axes and constrained_axes (not compared, not shown)
+    _ti: np.ndarray = field(init=False, repr=False, compare=False)
+    _ta: np.ndarray = field(init=False, repr=False, compare=False)
+    _ca: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         s = object.__setattr__
@@ -134,18 +138,19 @@ class JointType:
         T = _as_pose_batch(T)
         k = T.shape[0]
         p, R = T[:, :3, 3], T[:, :3, :3]
-        rows, jac = [], []
+        rows: list[np.ndarray] = []
+        jac: list[np.ndarray] = []
         dp = PD.dp_dxi(p) if jacobian and (self.constrained_axes or self.helical) else None
         if self.constrained_axes:
             every = len(self.constrained_axes) == 3  # all of p: no gather
             rows.append(p.copy() if every else p[:, self._ca])
-            if jacobian:
+            if dp is not None:  # i.e. jacobian (constrained_axes is not empty)
                 jac.append(dp if every else dp[:, self._ca])
         if self.helical:
             th, dth = PD.fit_rz(R, p, pitch, True)
             pt = np.broadcast_to(pitch, (k,))[:, None] / TWO_PI
             rows.append(p[:, 2:3] - pt * th[:, None])
-            if jacobian:
+            if dp is not None:  # i.e. jacobian (helical)
                 jac.append(dp[:, 2:3] - pt[:, :, None] * dth[:, None, :])
         if self.rot == "none":
             w = se3.so3_log(R)
@@ -222,14 +227,14 @@ class JointType:
         if self.trans_idx:
             ti, ta = self._ti, self._ta
             e[:, ti] = p[:, ta] - q_goal[:, ti]
-            if jacobian:
+            if J is not None:  # i.e. jacobian
                 J[:, ti] = PD.dp_dxi(p)[:, ta]
         if rot:
             w = slice(self.w_idx[0], self.w_idx[0] + 3)
             Rg = se3.so3_exp(q_goal[:, w]) if R_goal is None else R_goal
             ew = se3.so3_log(np.swapaxes(Rg, -1, -2) @ R)
             e[:, w] = ew
-            if jacobian:
+            if J is not None:  # i.e. jacobian
                 J[:, w, 3:] = se3.so3_right_jacobian_inv(ew) @ np.swapaxes(R, -1, -2)
         return e, J
 

@@ -118,7 +118,7 @@ class Linkage:
             return {n: T[m.index[n]] for n in links}
         return {n: self._walk_pose(n) for n in links}
 
-    def _walk_pose(self, link: str) -> np.ndarray:
+    def _walk_pose(self, link: str | None) -> np.ndarray:
         T = np.eye(4)
         while link is not None:
             e = self.tree_edge[link]

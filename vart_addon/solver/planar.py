@@ -40,6 +40,7 @@ def is_planar_closure(model, joint, T_world: np.ndarray) -> bool:
         return False
     n = _world_z(T_world, model, joint.parent, joint.T_parent_mob)
     support = model.anc_sign[model.index[joint.child]] - model.anc_sign[model.index[joint.parent]]
+    off: float | np.floating
     for c in np.flatnonzero(support):
         e = model.dof_joint[c]
         a = _world_z(T_world, model, e.parent, e.T_parent_mob)

@@ -99,11 +99,14 @@ def swing(R: np.ndarray, jacobian: bool = True):
     s = np.hypot(w[:, 0], w[:, 1])
     ez = e[:, 2]
     ang = np.arctan2(s, ez)
-    flip = (s <= 1e-300) & (ez < 0) if ez.min() < 0 else None  # z turned exactly onto -z
-    any_flip = flip is not None and bool(flip.any())
-    phi, c = _swing_coeffs(ang, np.where(flip, 1.0, s) if any_flip else s, ez)
+    flip = None  # where z turned exactly onto -z, if anywhere
+    if ez.min() < 0:
+        f = (s <= 1e-300) & (ez < 0)
+        if f.any():
+            flip = f
+    phi, c = _swing_coeffs(ang, np.where(flip, 1.0, s) if flip is not None else s, ez)
     r = phi * w
-    if any_flip:
+    if flip is not None:
         r[flip] = (np.pi, 0.0)
         c = np.where(flip[:, None], 0.0, c)
     if not jacobian:

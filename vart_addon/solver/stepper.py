@@ -59,6 +59,7 @@ class Stepper:
             self.n_simplified += 1
             return dq
         gp.jacobians(ev)
+        extra: list[float] | None
         levels, extra = [], []
         for k in gp.active_levels:
             if k > upto:

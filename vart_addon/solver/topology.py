@@ -108,7 +108,7 @@ def _tau(group, gravity) -> float:
 def _batches(group, cols, context: Context, model) -> list:
     """The goal batches of one solve group: one per kind (and per joint type and tree-ness for
     kinds batched by type), built as the kind declares."""
-    by_key: dict[tuple, list] = {}
+    by_key: dict[tuple, tuple[GoalKind, list]] = {}
     for a in group:
         key = (a.kind.name, a.obj.jtype.name, a.obj.is_tree) if a.kind.by_type else \
             (a.kind.name,)

@@ -174,6 +174,7 @@ def merge_joint(lk: Linkage, name: str):
         if o.parent == C:
             o.parent, o.T_parent_mob = P, T_PC @ o.T_parent_mob
         if o.child == C:
+            assert P is not None  # checked above: nothing else has C as child then
             o.child, o.T_child_frame = P, T_PC @ o.T_child_frame
     if P is not None:
         a, b = lk.links[P], lk.links[C]

@@ -275,7 +275,7 @@ def parse_path(text: str, source: str = "", joint_names: Optional[Sequence[str]]
         prev = t
         times.append(t)
         positions.append([_number(v, source, where) for v in tok[2:]])
-    if not times:
+    if width is None:  # set with the first milestone
         raise file_error(source, "", "no milestones")
     if width == 0:
         raise file_error(source, "", "milestones have no values")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import unicodedata
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import numpy as np
 
@@ -53,15 +53,36 @@ class Trajectory:
     - ``virtual``: per joint, True for a virtual joint (left out of exports by :func:`select`).
     """
 
-    joint_names: Sequence[str]
-    times: np.ndarray
-    positions: np.ndarray
-    kinds: Optional[Sequence[str]] = None
-    continuous: Optional[Sequence[bool]] = None
-    lower: Optional[Sequence[float]] = None
-    upper: Optional[Sequence[float]] = None
-    velocity_limits: Optional[Sequence[Optional[float]]] = None
-    virtual: Optional[Sequence[bool]] = None
+    if TYPE_CHECKING:
+        # What the fields hold once __post_init__ has checked and normalized the arguments
+        # (the constructor's own signature is below; the fields at run time in the else).
+        joint_names: tuple[str, ...]
+        times: np.ndarray
+        positions: np.ndarray
+        kinds: tuple[str, ...]
+        continuous: tuple[bool, ...]
+        lower: np.ndarray
+        upper: np.ndarray
+        velocity_limits: tuple[Optional[float], ...]
+        virtual: tuple[bool, ...]
+
+        def __init__(self, joint_names: Sequence[str], times: np.ndarray,
+                     positions: np.ndarray, kinds: Optional[Sequence[str]] = None,
+                     continuous: Optional[Sequence[bool]] = None,
+                     lower: Optional[Sequence[float] | np.ndarray] = None,
+                     upper: Optional[Sequence[float] | np.ndarray] = None,
+                     velocity_limits: Optional[Sequence[Optional[float]]] = None,
+                     virtual: Optional[Sequence[bool]] = None) -> None: ...
+    else:
+        joint_names: Sequence[str]
+        times: np.ndarray
+        positions: np.ndarray
+        kinds: Optional[Sequence[str]] = None
+        continuous: Optional[Sequence[bool]] = None
+        lower: Optional[Sequence[float] | np.ndarray] = None
+        upper: Optional[Sequence[float] | np.ndarray] = None
+        velocity_limits: Optional[Sequence[Optional[float]]] = None
+        virtual: Optional[Sequence[bool]] = None
 
     def __post_init__(self):
         setf = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
@@ -172,7 +193,7 @@ class Trajectory:
                 and all(np.array_equal(getattr(self, f), getattr(other, f))
                         for f in ("times", "positions", "lower", "upper")))
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # unhashable: equal by value, holds arrays
 
 
 def _float_array(x, what: str) -> np.ndarray:
@@ -186,8 +207,8 @@ def _float_array(x, what: str) -> np.ndarray:
 def _finite(a: np.ndarray, what: str, where) -> None:
     bad = np.argwhere(~np.isfinite(a))
     if bad.size:
-        i = tuple(int(k) for k in bad[0])
-        i = i[0] if len(i) == 1 else i
+        at = tuple(int(k) for k in bad[0])
+        i = at[0] if len(at) == 1 else at
         raise ValueError(f"{what} must be finite: {show(a[i])} ({where(i)})")
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import xml.etree.ElementTree as ET
-from typing import Optional, Union
+from typing import Any, Optional, Union, cast
 
 from ..atomic import write_atomic
 
@@ -52,6 +52,10 @@ __all__ = [
 ]
 
 _KNOWN_TOP = ("link", "joint", "material")
+
+# Vectors read as lists: the dataclass receiving one checks its count (and makes it a tuple).
+_Vec3 = tuple[float, float, float]
+_Vec6 = tuple[float, float, float, float, float, float]
 
 
 # ---------------------------------------------------------------- reading
@@ -105,7 +109,8 @@ def _origin(parent: ET.Element) -> Origin:
     el = _child(parent, "origin")
     if el is None:
         return Origin()
-    return Origin(_nums(el, "xyz", "<origin>", "0 0 0"), _nums(el, "rpy", "<origin>", "0 0 0"))
+    return Origin(cast(_Vec3, _nums(el, "xyz", "<origin>", "0 0 0")),
+                  cast(_Vec3, _nums(el, "rpy", "<origin>", "0 0 0")))
 
 
 def _geometry(parent: ET.Element) -> Geometry:
@@ -117,7 +122,7 @@ def _geometry(parent: ET.Element) -> Geometry:
                         + (f" (found <{found[0]}>)" if found else ""))
     s, kind = shapes[0], _local(shapes[0].tag)
     if kind == "box":
-        return Box(_nums(s, "size", "<box>"))
+        return Box(cast(_Vec3, _nums(s, "size", "<box>")))
     if kind == "cylinder":
         return Cylinder(_scalar(s, "radius", "<cylinder>"), _scalar(s, "length", "<cylinder>"))
     if kind == "sphere":
@@ -126,7 +131,7 @@ def _geometry(parent: ET.Element) -> Geometry:
     if filename is None:
         raise UrdfError("<mesh> is missing attribute 'filename'")
     scale = _nums(s, "scale", "<mesh>", "1 1 1")
-    return Mesh(filename, scale * 3 if len(scale) == 1 else scale)
+    return Mesh(filename, cast(_Vec3, scale * 3 if len(scale) == 1 else scale))
 
 
 def _material_fields(el: ET.Element) -> tuple[Optional[tuple], Optional[str]]:
@@ -159,7 +164,8 @@ def _link(el: ET.Element) -> Link:
                     mass = _scalar(_required(c, "mass"), "value", "<mass>")
                     ine = _required(c, "inertia")
                     inertia = [_scalar(ine, k, "<inertia>") for k in INERTIA_KEYS]
-                    inertial = Inertial(mass=mass, origin=_origin(c), inertia=inertia)
+                    inertial = Inertial(mass=mass, origin=_origin(c),
+                                        inertia=cast(_Vec6, inertia))
     return Link(name, tuple(visuals), tuple(collisions), inertial)
 
 
@@ -171,14 +177,15 @@ def _joint(el: ET.Element) -> Joint:
         jtype = el.get("type")
         if jtype is None:
             raise UrdfError("<joint> is missing attribute 'type'")
-        ends = {}
+        ends: dict[str, str] = {}
         for end in ("parent", "child"):
-            ends[end] = _required(el, end).get("link")
-            if not ends[end]:
+            link = _required(el, end).get("link")
+            if not link:
                 raise UrdfError(f"<{end}> is missing attribute 'link'")
+            ends[end] = link
         axis_el, limit_el = _child(el, "axis"), _child(el, "limit")
         mimic_el, dyn_el = _child(el, "mimic"), _child(el, "dynamics")
-        kwargs = dict(origin=_origin(el))
+        kwargs: dict[str, Any] = dict(origin=_origin(el))
         if axis_el is not None:
             kwargs["axis"] = _nums(axis_el, "xyz", "<axis>", "1 0 0")
         if limit_el is not None:
@@ -215,10 +222,11 @@ def _robot(root: ET.Element) -> Robot:
     for el in root:
         tag = _local(el.tag)
         if tag == "material":
-            if not el.get("name"):
+            mname = el.get("name")
+            if not mname:
                 raise UrdfError("<material> is missing attribute 'name'")
-            with context(f"material '{el.get('name')}'"):
-                m = Material(el.get("name"), *_material_fields(el))
+            with context(f"material '{mname}'"):
+                m = Material(mname, *_material_fields(el))
             if materials.get(m.name, m) != m:
                 raise UrdfError(f"material '{m.name}': defined twice with different values")
             materials[m.name] = m

@@ -101,6 +101,7 @@ def urdf_from_linkage(lk: Linkage, name: str, *, visuals=None, template=None):
     # 3. root and orientation (breadth first from the root)
     taken = set(real)
     grounded = any(j.parent is None for j in chosen)
+    root: str | None
     if grounded:
         root = _unique("world", taken)
         if root != "world":

@@ -203,7 +203,7 @@ def linkage_from_urdf(robot, q=None, *, base_pose=None, fixed_base: bool = False
             qj = np.zeros(6 if j.type == "floating" else 3)
         if qj is not None and len(qj) == 0:
             qj = None
-        if qj is not None and lo is not None and not lo[0] <= qj[0] <= hi[0]:
+        if qj is not None and lo is not None and hi is not None and not lo[0] <= qj[0] <= hi[0]:
             how = f" (it mimics {j.mimic.joint!r})" if j.mimic is not None else ""
             raise VartError(f"URDF joint {j.name!r}: value {qj[0]}{how} is outside its limits "
                             f"[{lo[0]}, {hi[0]}]")
