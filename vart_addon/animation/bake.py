@@ -95,6 +95,25 @@ def bake(scene=None, frame_start=None, frame_end=None, *, bridge: SceneBridge | 
     within ``input_tol``; every other goal as the solver's tolerance says. Raises
     :class:`BakeError` (or SchemaError for a corrupt scene) with nothing keyed and the
     current frame restored."""
+    steps = bake_steps(scene, frame_start, frame_end, bridge=bridge, settings=settings,
+                       gravity=gravity, input_tol=input_tol)
+    while True:
+        try:
+            done, total = next(steps)
+        except StopIteration as stop:
+            return stop.value
+        if progress is not None:
+            progress(done, total)
+
+
+def bake_steps(scene=None, frame_start=None, frame_end=None, *,
+               bridge: SceneBridge | None = None, settings: Settings | None = None,
+               gravity=None, input_tol: float = INPUT_TOL):
+    """:func:`bake` one frame at a time: a generator that yields ``(done, total)`` after each
+    solved frame and returns the :class:`BakeResult` (``StopIteration.value``) once the keys
+    are written. Closing it before the end (``steps.close()``, e.g. on Esc) stops the bake
+    cleanly: nothing is keyed, the bridge is released and the current frame restored.
+    Errors are raised by the ``next()`` that meets them, as :func:`bake` raises them."""
     t_start = time.perf_counter()
     scene = scene or bpy.context.scene
     start = int(scene.frame_start if frame_start is None else frame_start)
@@ -172,8 +191,7 @@ def bake(scene=None, frame_start=None, frame_end=None, *, bridge: SceneBridge | 
                     res.unmet[f] = unmet
                 if st.stuck:
                     res.stuck[f] = list(st.stuck)
-                if progress is not None:
-                    progress(k + 1, n)
+                yield k + 1, n
         except VartError as e:
             raise BakeError(f"frame {f}: {e}; nothing was keyed") from None
         finally:

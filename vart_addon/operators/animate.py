@@ -22,6 +22,7 @@
 """
 
 import dataclasses
+import time
 
 import bpy
 import numpy as np
@@ -351,8 +352,20 @@ class VART_OT_bake(bpy.types.Operator):
         return support.object_mode(cls, context)
 
     def invoke(self, context, event):
+        """With a window, bake a few frames per timer tick so the progress shows and Esc
+        stops the bake; without one (a script, background mode), bake at once."""
         self._defaults(context)
-        return self.execute(context)
+        if getattr(context, "window", None) is None:
+            return self.execute(context)
+        try:
+            self._start(context)
+        except support.ERRORS as e:
+            self.report({'ERROR'}, str(e))
+            return {'CANCELLED'}
+        wm = context.window_manager
+        self._timer = wm.event_timer_add(0.0, window=context.window)
+        wm.modal_handler_add(self)
+        return {'RUNNING_MODAL'}
 
     def _defaults(self, context):
         scene = context.scene
@@ -361,9 +374,66 @@ class VART_OT_bake(bpy.types.Operator):
         if not self.properties.is_property_set("frame_end"):
             self.frame_end = scene.frame_end
 
+    def _start(self, context):
+        """Begin the bake (its checks run here) and the progress bar."""
+        from ..animation.bake import bake_steps
+        from ..properties import gravity_of, solver_settings
+        scene = context.scene
+        self._steps = bake_steps(scene, self.frame_start, self.frame_end,
+                                 bridge=bridge_cache.bridge_for(scene),
+                                 settings=dataclasses.replace(solver_settings(scene),
+                                                              max_ms=None),
+                                 gravity=gravity_of(scene))
+        self._done, self._total = next(self._steps)  # the first frame, or the bake's errors
+        context.window_manager.progress_begin(0, self._total)
+
+    def modal(self, context, event):
+        """Esc stops the bake (nothing keyed); each timer tick bakes frames for ~50 ms."""
+        if event.type == 'ESC':
+            self._steps.close()  # the bake releases the bridge and restores the frame
+            self._end(context)
+            self.report({'WARNING'}, f"Bake stopped after {self._done} of "
+                        f"{self._total} frames: nothing was keyed")
+            return {'CANCELLED'}
+        if event.type != 'TIMER':
+            return {'RUNNING_MODAL'}
+        t0 = time.perf_counter()
+        try:
+            while time.perf_counter() - t0 < 0.05:
+                self._done, self._total = next(self._steps)
+                context.window_manager.progress_update(self._done)
+        except StopIteration as stop:
+            self._end(context)
+            return self._finish(context, stop.value)
+        except support.ERRORS as e:
+            self._end(context)
+            self.report({'ERROR'}, str(e))
+            return {'CANCELLED'}
+        if context.area is not None:
+            context.area.header_text_set(f"Baking: frame {self._done} of {self._total} "
+                                         "(Esc to stop)")
+        return {'RUNNING_MODAL'}
+
+    def _end(self, context):
+        wm = context.window_manager
+        if getattr(self, "_timer", None) is not None:
+            wm.event_timer_remove(self._timer)
+            self._timer = None
+        wm.progress_end()
+        if context.area is not None:
+            context.area.header_text_set(None)
+
+    def _finish(self, context, res):
+        from ..properties import store_status
+        scene = context.scene
+        store_status(scene, res.level_status())
+        scene.vart.status_summary = scene.vart.bake_summary = res.summary()
+        self.report({'WARNING'} if res.unmet or res.stuck else {'INFO'}, res.summary())
+        return {'FINISHED'}
+
     def execute(self, context):
         from ..animation.bake import bake
-        from ..properties import gravity_of, solver_settings, store_status
+        from ..properties import gravity_of, solver_settings
         self._defaults(context)
         scene = context.scene
         settings = dataclasses.replace(solver_settings(scene), max_ms=None)
@@ -371,18 +441,16 @@ class VART_OT_bake(bpy.types.Operator):
         n = max(self.frame_end - self.frame_start + 1, 1)
         wm.progress_begin(0, n)
         try:
-            res = bake(scene, self.frame_start, self.frame_end, bridge=bridge_cache.bridge_for(scene),
-                       settings=settings, gravity=gravity_of(scene),
+            res = bake(scene, self.frame_start, self.frame_end,
+                       bridge=bridge_cache.bridge_for(scene), settings=settings,
+                       gravity=gravity_of(scene),
                        progress=lambda done, total: wm.progress_update(done))
         except support.ERRORS as e:
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}
         finally:
             wm.progress_end()
-        store_status(scene, res.level_status())
-        scene.vart.status_summary = scene.vart.bake_summary = res.summary()
-        self.report({'WARNING'} if res.unmet or res.stuck else {'INFO'}, res.summary())
-        return {'FINISHED'}
+        return self._finish(context, res)
 
 
 classes = (VART_OT_drag, VART_OT_operate_joint_modal, VART_OT_key_pose, VART_OT_bake)

@@ -429,3 +429,71 @@ def test_kept_frame_restores_frame_and_subframe_after_success_and_error():
             scene.frame_set(30)
             _ = 1 / 0
     assert (scene.frame_current, scene.frame_subframe) == (3, pytest.approx(0.5))
+
+
+# ---- the bake operator with a window: progress and Esc ------------------------------------------
+class _ModalOp:
+    """The bake operator's own functions bound to a plain object (a window's events are
+    simulated: headless Blender has no window, so invoke() would bake at once)."""
+
+    def __init__(self, frame_start, frame_end):
+        from vart_addon.operators.animate import VART_OT_bake
+        self.reports, self.frame_start, self.frame_end, self._timer = [], frame_start, \
+            frame_end, None
+        for name in ("_start", "modal", "_end", "_finish"):
+            setattr(self, name, getattr(VART_OT_bake, name).__get__(self))
+
+    def report(self, kind, text):
+        self.reports.append((set(kind), text))
+
+
+def _window_context():
+    import types
+    progress, headers = [], []
+    wm = types.SimpleNamespace(progress_begin=lambda a, b: progress.append(("begin", b)),
+                               progress_update=lambda v: progress.append(("update", v)),
+                               progress_end=lambda: progress.append(("end",)),
+                               event_timer_remove=lambda t: None)
+    area = types.SimpleNamespace(header_text_set=headers.append)
+    return types.SimpleNamespace(scene=bpy.context.scene, window_manager=wm,
+                                 area=area), progress, headers
+
+
+def test_esc_stops_a_bake_cleanly_and_the_progress_shows(vart_registered):
+    """Issue 19, item 10: a long bake shows progress and Esc stops it with nothing keyed,
+    the bridge released and the user's frame restored; left alone, it finishes."""
+    import types
+    obs, t2 = parented_fourbar()
+    scene = bpy.context.scene
+    crank = obs["crank"]
+    A.key_channels(crank, q_data_path("A"), 1)
+    crank["vart"]["joints"]["A"]["q"] = [t2 + math.radians(20)]
+    A.key_channels(crank, q_data_path("A"), 40)
+    scene.frame_set(7)
+    keys = {n: len(fcurves_of(ob)) for n, ob in obs.items()}
+    timer, esc = types.SimpleNamespace(type='TIMER'), types.SimpleNamespace(type='ESC')
+
+    ctx, progress, headers = _window_context()
+    op = _ModalOp(1, 40)
+    op._start(ctx)
+    assert progress == [("begin", 40)] and op._done == 1
+    assert op.modal(ctx, types.SimpleNamespace(type='MOUSEMOVE')) == {'RUNNING_MODAL'}
+    assert op.modal(ctx, esc) == {'CANCELLED'}
+    assert progress[-1] == ("end",) and headers[-1] is None
+    assert "nothing was keyed" in op.reports[-1][1]
+    assert scene.frame_current == 7
+    assert {n: len(fcurves_of(ob)) for n, ob in obs.items()} == keys  # nothing keyed
+
+    ctx, progress, headers = _window_context()
+    op = _ModalOp(1, 40)
+    op._start(ctx)
+    result = {'RUNNING_MODAL'}
+    ticks = 0
+    while result == {'RUNNING_MODAL'}:
+        result, ticks = op.modal(ctx, timer), ticks + 1
+    assert result == {'FINISHED'} and ticks >= 1
+    assert ("update", 40) in progress and progress[-1] == ("end",)
+    assert any("Baking: frame" in h for h in headers if h) or ticks == 1
+    assert scene.vart.bake_summary.startswith("Baked frames 1-40")
+    assert scene.frame_current == 7
+    assert len(fcurves_of(obs["coupler"])) > keys["coupler"]  # now keyed
