@@ -42,7 +42,7 @@ from .geometry import (
     Visual,
 )
 from .kinematics import joint_motion, joint_values, link_poses  # noqa: F401
-from .model import JOINT_TYPES, Dynamics, Joint, Limit, Link, Mimic, Robot
+from .model import AXISLESS, JOINT_TYPES, Dynamics, Joint, Limit, Link, Mimic, Robot
 
 __all__ = [
     "UrdfError", "Origin", "Box", "Cylinder", "Sphere", "Mesh", "Geometry", "Material", "Visual",
@@ -186,7 +186,7 @@ def _joint(el: ET.Element) -> Joint:
         axis_el, limit_el = _child(el, "axis"), _child(el, "limit")
         mimic_el, dyn_el = _child(el, "mimic"), _child(el, "dynamics")
         kwargs: dict[str, Any] = dict(origin=_origin(el))
-        if axis_el is not None:
+        if axis_el is not None and jtype not in AXISLESS:  # urdfdom ignores their axis
             kwargs["axis"] = _nums(axis_el, "xyz", "<axis>", "1 0 0")
         if limit_el is not None:
             kwargs["limit"] = Limit(*(_scalar(limit_el, k, "<limit>", 0.0)
@@ -250,7 +250,17 @@ def _robot(root: ET.Element) -> Robot:
             if v.material_name in known and v.rgba is None and v.texture is None else v
             for v in link.visuals)
         resolved.append(dataclasses.replace(link, visuals=visuals) if visuals != link.visuals else link)
-    return Robot(name, tuple(resolved), tuple(joints), tuple(materials.values()), tuple(extras))
+    # a <mimic> naming a joint the file lacks: the joint moves on its own (urdfdom and
+    # Pinocchio load such files); said in the robot's warnings
+    names = {j.name for j in joints}
+    warnings = []
+    for i, j in enumerate(joints):
+        if j.mimic is not None and j.mimic.joint not in names:
+            warnings.append(f"joint '{j.name}': <mimic> names joint '{j.mimic.joint}', which "
+                            "the file does not have: it moves on its own")
+            joints[i] = dataclasses.replace(j, mimic=None)
+    return Robot(name, tuple(resolved), tuple(joints), tuple(materials.values()), tuple(extras),
+                 warnings=tuple(warnings))
 
 
 def parse_urdf_string(text: Union[str, bytes], *, source_name: Optional[str] = None) -> Robot:
@@ -354,7 +364,7 @@ def _build(robot: Robot) -> ET.Element:
         _write_origin(je, j.origin, always=True)
         _sub(je, "parent", link=j.parent)
         _sub(je, "child", link=j.child)
-        if j.type != "fixed" or j.axis != (1.0, 0.0, 0.0):
+        if j.type not in AXISLESS:
             _sub(je, "axis", xyz=_fs(j.axis))
         if j.limit is not None:
             _sub(je, "limit", lower=_f(j.limit.lower), upper=_f(j.limit.upper),

@@ -35,6 +35,8 @@ from .base import Origin, UrdfError, _check_origin, _finite, _set, _vec, context
 from .geometry import Collision, Inertial, Material, Visual
 
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
+#: Joint types without an axis: urdfdom ignores an ``<axis>`` on them.
+AXISLESS = ("fixed", "floating")
 ONE_DOF_TYPES = ("revolute", "continuous", "prismatic")
 
 
@@ -114,7 +116,8 @@ class Joint:
 
     ``origin`` is ``T_parent_joint``; ``axis`` is a unit vector in the joint frame (normalised on
     construction; zero is an error): the rotation axis (revolute, continuous), translation
-    direction (prismatic) or plane normal (planar); unused for fixed and floating.
+    direction (prismatic) or plane normal (planar). Fixed and floating joints have none: an
+    ``<axis>`` there is ignored, as urdfdom ignores it, and never written back.
     ``limit`` is None when the file has no ``<limit>`` (even for revolute/prismatic, where the
     spec requires one: the caller decides what that means).
     """
@@ -142,13 +145,16 @@ class Joint:
             if self.parent == self.child:
                 raise UrdfError(f"parent and child are the same link '{self.parent}'")
             _check_origin(self.origin)
-            axis = np.array(_vec(self.axis, 3, "<axis> xyz"))
-            n = float(np.linalg.norm(axis))
-            if n < 1e-12:
-                raise UrdfError("<axis> xyz is the zero vector")
-            if abs(n - 1.0) > 1e-12:
-                axis = axis / n
-            _set(self, "axis", tuple(float(a) + 0.0 for a in axis))
+            if self.type in AXISLESS:  # no axis to speak of: any given one is ignored
+                _set(self, "axis", (1.0, 0.0, 0.0))
+            else:
+                axis = np.array(_vec(self.axis, 3, "<axis> xyz"))
+                n = float(np.linalg.norm(axis))
+                if n < 1e-12:
+                    raise UrdfError("<axis> xyz is the zero vector")
+                if abs(n - 1.0) > 1e-12:
+                    axis = axis / n
+                _set(self, "axis", tuple(float(a) + 0.0 for a in axis))
             for name, cls in (("limit", Limit), ("mimic", Mimic), ("dynamics", Dynamics)):
                 v = getattr(self, name)
                 if v is not None and not isinstance(v, cls):
@@ -168,7 +174,8 @@ class Robot:
     """``<robot>``: links, joints and global materials in file order.
 
     ``extras`` keeps unknown top-level elements (gazebo, transmission, ros2_control, ...) as
-    XML text so that writing the robot back preserves them.
+    XML text so that writing the robot back preserves them. ``warnings``: what the reader
+    passed over in the file (a ``<mimic>`` naming a joint that does not exist), in words.
 
     Construction checks the tree: unique names, existing parent/child links, one parent joint
     per link, no cycles, exactly one root, valid mimic references.
@@ -179,6 +186,7 @@ class Robot:
     joints: tuple[Joint, ...] = ()
     materials: tuple[Material, ...] = ()
     extras: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = field(default=(), compare=False)
     _links: dict = field(init=False, repr=False, compare=False)
     _joints: dict = field(init=False, repr=False, compare=False)
     _parent: dict = field(init=False, repr=False, compare=False)

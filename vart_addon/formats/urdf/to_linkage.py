@@ -36,6 +36,7 @@ from ...solver.errors import VartError
 from ...solver.joint_types import joint_type
 from ...solver.linkage import Linkage
 from . import files as urdf
+from .start import start_values
 
 _ONE_DOF = ("revolute", "continuous", "prismatic")
 _ALIGNED = ("revolute", "continuous", "prismatic", "planar")
@@ -69,13 +70,15 @@ class UrdfMap:
     ground (``ground_root``). ``align[joint]`` is the 4x4 rotation ``A`` of a revolute,
     continuous, prismatic or planar joint (``T_parent_mob = origin @ A``, ``T_child_frame =
     A``). ``base_joint`` names the virtual fixed joint that holds the root with
-    ``fixed_base=True`` (else None).
+    ``fixed_base=True`` (else None). ``warnings``: what the import passed over or adjusted,
+    in words (the reader's, then the start configuration's).
     """
 
     robot: urdf.Robot
     ground_root: bool = False
     base_joint: str | None = None
     align: dict = field(default_factory=dict)
+    warnings: list = field(default_factory=list)
 
     @property
     def root_link(self) -> str | None:
@@ -138,11 +141,14 @@ class UrdfMap:
         return out
 
 
-def linkage_from_urdf(robot, q=None, *, base_pose=None, fixed_base: bool = False):
+def linkage_from_urdf(robot, q=None, *, start: str = "zero", base_pose=None,
+                      fixed_base: bool = False):
     """Build a :class:`Linkage` from a URDF robot (a :class:`.urdf.Robot`, a path or URDF text).
 
     ``q`` maps URDF joint names to values (numbers; 4x4 motions for floating and planar joints;
-    absent: 0 / identity; mimic joints follow their leader, as in :func:`.urdf.joint_values`).
+    absent: the ``start`` choice of :func:`.start.start_values`, "zero" (0 clamped into the
+    limits) or "middle"; identity for floating and planar; mimic joints follow their leader,
+    as in :func:`.urdf.joint_values`).
     ``base_pose`` (4x4) places the URDF root frame in the world. Returns ``(linkage, UrdfMap)``.
     Raises :class:`VartError` naming the element for a value vart cannot take (outside the
     joint's limits, not finite, a planar value off its plane) and :class:`.urdf.UrdfError` for
@@ -157,11 +163,13 @@ def linkage_from_urdf(robot, q=None, *, base_pose=None, fixed_base: bool = False
         base = validate.pose(base_pose, "base_pose")
     root = robot.root_link
     ground_root = root == "world"
+    start_q, start_warnings = start_values(robot, start)
+    q = {**start_q, **(q or {})}
     try:
         values = urdf.joint_values(robot, q)
     except urdf.UrdfError as e:
         raise VartError(str(e)) from None
-    umap = UrdfMap(robot, ground_root)
+    umap = UrdfMap(robot, ground_root, warnings=list(robot.warnings) + start_warnings)
     for j in robot.joints:
         if j.type in _ALIGNED:
             umap.align[j.name] = align_z(j.axis)

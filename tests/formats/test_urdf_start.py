@@ -1,0 +1,66 @@
+"""The start configuration of a URDF robot: zero clamped into the limits, or their middle;
+mimic followers kept within their own limits too (issue 17)."""
+import numpy as np
+import pytest
+
+from vart_addon.formats.urdf.files import parse_urdf_string
+from vart_addon.formats.urdf.start import START_CHOICES, allowed, start_values
+from vart_addon.formats.urdf.to_linkage import linkage_from_urdf
+from vart_addon.solver import VartError
+
+# Panda's fourth joint cannot be at zero; a gripper whose second finger mimics the first
+# mirrored (multiplier -1) with limits of its own; a continuous wheel.
+ARM = """<robot name="arm">
+  <link name="base"/><link name="upper"/><link name="lower"/><link name="f1"/><link name="f2"/>
+  <link name="wheel"/>
+  <joint name="elbow" type="revolute"><parent link="base"/><child link="upper"/>
+    <axis xyz="0 0 1"/><limit lower="-3.0718" upper="-0.0698" effort="87" velocity="2.175"/>
+  </joint>
+  <joint name="wrist" type="revolute"><parent link="upper"/><child link="lower"/>
+    <origin xyz="0 0 0.3"/><axis xyz="0 1 0"/><limit lower="0.5" upper="1.5"/></joint>
+  <joint name="finger1" type="prismatic"><parent link="lower"/><child link="f1"/>
+    <limit lower="-0.02" upper="0.04"/></joint>
+  <joint name="finger2" type="prismatic"><parent link="lower"/><child link="f2"/>
+    <limit lower="0" upper="0.04"/><mimic joint="finger1" multiplier="-1"/></joint>
+  <joint name="spin" type="continuous"><parent link="base"/><child link="wheel"/></joint>
+</robot>"""
+
+
+def test_zero_is_clamped_into_the_limits_and_middle_is_their_middle():
+    robot = parse_urdf_string(ARM)
+    zero, warnings = start_values(robot)
+    assert zero == {"elbow": -0.0698, "wrist": 0.5, "finger1": 0.0, "spin": 0.0}
+    middle, _ = start_values(robot, "middle")
+    assert middle["elbow"] == pytest.approx(-1.5708) and middle["wrist"] == 1.0
+    assert middle["finger1"] == pytest.approx(-0.01) and middle["spin"] == 0.0
+    # finger2 = -finger1 must stay in [0, 0.04]: finger1 may only be in [-0.02, 0]
+    assert allowed(robot, robot.joint_by_name("finger1"))[:2] == (-0.02, 0.0)
+    assert warnings == ["joint 'finger2' mimics 'finger1' (x-1 +0) and its limits [0, 0.04] "
+                        "narrow 'finger1' to [-0.02, 0]: both stay within limits"]
+    assert START_CHOICES == ("zero", "middle")
+    with pytest.raises(VartError, match="start must be one of zero, middle, got 'home'"):
+        start_values(robot, "home")
+
+
+@pytest.mark.parametrize("start", START_CHOICES)
+def test_a_robot_whose_zero_is_outside_its_limits_imports_within_them(start):
+    lk, umap = linkage_from_urdf(ARM, start=start)
+    for name in ("elbow", "wrist", "finger1", "finger2"):
+        j = lk.joint(name)
+        assert j.lower[0] <= j.q[0] <= j.upper[0], name
+    assert lk.joint("finger2").q[0] == pytest.approx(-lk.joint("finger1").q[0])
+    assert any("narrow 'finger1'" in w for w in umap.warnings)
+    # a value asked for is taken as it is, and refused outside the limits as before
+    lk, _ = linkage_from_urdf(ARM, {"elbow": -1.0}, start=start)
+    assert lk.joint("elbow").q[0] == -1.0
+    with pytest.raises(VartError, match="URDF joint 'elbow': value 0.0 is outside its limits"):
+        linkage_from_urdf(ARM, {"elbow": 0.0}, start=start)
+
+
+def test_no_value_keeping_a_joint_and_its_followers_within_limits_is_refused():
+    broken = ARM.replace('<limit lower="0" upper="0.04"/><mimic joint="finger1" multiplier="-1"/>',
+                         '<limit lower="0.05" upper="0.06"/><mimic joint="finger1" multiplier="-1"/>')
+    with pytest.raises(VartError, match="URDF joint 'finger1': no value keeps it and the joints "
+                                        "that mimic it within their limits"):
+        linkage_from_urdf(broken)
+    np.testing.assert_equal(len(parse_urdf_string(broken).joints), 5)  # the file itself reads
