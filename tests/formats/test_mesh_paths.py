@@ -172,3 +172,23 @@ def test_stl_bad_input_and_unwritable_path(tmp_path):
     (tmp_path / "junk.stl").write_bytes(b"\x00" * 10)
     with pytest.raises(ValueError, match="not an STL"):
         stl.read_stl(tmp_path / "junk.stl")
+
+
+def test_a_path_that_leaves_its_package_is_refused_naming_it(ros_tree, tmp_path):
+    """Issue 17: ``package://pkg/../../elsewhere/x.stl`` was read silently, outside the
+    package folder."""
+    root, pkg, urdf = ros_tree
+    secret = touch(tmp_path / "elsewhere" / "x.stl")
+    res = M.resolve("package://my_robot/../../../../elsewhere/x.stl", urdf, use_env=False)
+    assert res.path is None and res.tried == []
+    assert res.refused == "the path leaves package 'my_robot'"
+    assert "refused: the path leaves package 'my_robot'" in res.describe()
+    # inside the package, ".." is fine
+    assert M.resolve("package://my_robot/urdf/../meshes/base.stl", urdf,
+                     use_env=False).path == str(pkg / "meshes" / "base.stl")
+    # a relative path may climb within the package that holds a package.xml, not above it
+    (pkg / "package.xml").write_text("<package/>")
+    assert M.resolve("../meshes/base.stl", urdf, use_env=False).found
+    res = M.resolve("../../../../elsewhere/x.stl", urdf, use_env=False)
+    assert res.path is None and res.refused.startswith("the path leaves package 'my_robot'")
+    assert secret.exists()

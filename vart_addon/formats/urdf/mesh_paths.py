@@ -18,6 +18,10 @@ A URDF names meshes as written by its author, for the ROS tools of their machine
 
 A user search path may be a package folder itself or a folder holding packages. The first
 existing regular file wins; :func:`resolve` also returns every path it tried, for the report.
+
+A name that leaves its package is refused without a look (``Resolution.refused`` says why):
+``package://pkg/../../elsewhere/x.stl``, or a relative path that climbs above the nearest
+folder holding a ``package.xml`` around the URDF.
 """
 from __future__ import annotations
 
@@ -26,7 +30,8 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
-__all__ = ["Resolution", "resolve", "split_search_paths", "env_search_paths", "MESH_FORMATS"]
+__all__ = ["Resolution", "resolve", "split_search_paths", "env_search_paths", "package_root",
+           "MESH_FORMATS"]
 
 #: Mesh file extensions the importer can read (lower case); others are reported.
 MESH_FORMATS = (".stl", ".obj", ".ply", ".dae")
@@ -40,6 +45,8 @@ class Resolution:
     filename: str
     path: Optional[str] = None
     tried: list = field(default_factory=list)
+    #: Why the name was not looked up at all (it leaves its package), or "".
+    refused: str = ""
 
     @property
     def found(self) -> bool:
@@ -49,6 +56,8 @@ class Resolution:
         """One line: where the file was found, or where it was looked for."""
         if self.path is not None:
             return f"{self.filename!r} -> {self.path}"
+        if self.refused:
+            return f"{self.filename!r} refused: {self.refused}"
         shown = self.tried[:limit]
         more = len(self.tried) - len(shown)
         where = ", ".join(shown) + (f" and {more} more" if more > 0 else "")
@@ -126,6 +135,9 @@ def resolve(filename: str, urdf_path: Optional[str] = None, search_paths: Sequen
         if len(parts) < 2:
             return res
         pkg, rel = parts[0], os.path.join(*parts[1:])
+        if os.path.normpath(rel).split(os.sep)[0] == os.pardir:
+            res.refused = f"the path leaves package '{pkg}'"
+            return res
 
         def in_package(dirs):
             for d in dirs:
@@ -150,4 +162,18 @@ def resolve(filename: str, urdf_path: Optional[str] = None, search_paths: Sequen
         return first([name] + [os.path.join(d, *parts[-k:]) for k in (1, 2) if len(parts) >= k
                                for d in search])
     rel = os.path.join(*parts)
+    root = package_root(base)
+    if root is not None and base is not None:
+        inside = os.path.normpath(os.path.join(base, rel))
+        if os.path.commonpath([root, inside]) != root:
+            res.refused = f"the path leaves package '{os.path.basename(root)}' ({root})"
+            return res
     return first([os.path.join(d, rel) for d in [*parents, *search]])
+
+
+def package_root(folder: Optional[str]) -> Optional[str]:
+    """The nearest folder at or above ``folder`` that holds a ROS ``package.xml``, or None."""
+    for d in _parents(folder):
+        if os.path.isfile(os.path.join(d, "package.xml")):
+            return d
+    return None
