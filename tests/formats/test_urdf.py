@@ -394,9 +394,6 @@ ERROR_CASES = {
                     ["joint 'j1'", "cycle"]),
     "mimic missing joint attr": (robot(LINKS_AB + joint_xml(inner='<mimic multiplier="2"/>')),
                                  ["joint 'j'", "<mimic> is missing attribute 'joint'"]),
-    "mimic floating leader": (robot(LINKS_AB + '<link name="c"/>' + joint_xml("f", "floating", inner="")
-                                    + joint_xml("m", parent="b", child="c", inner='<limit/><mimic joint="f"/>')),
-                              ["joint 'm'", "floating joint 'f'"]),
     "zero axis": (robot(LINKS_AB + joint_xml(inner='<axis xyz="0 0 0"/>')), ["joint 'j'", "zero vector"]),
     "missing joint type": (robot(LINKS_AB + '<joint name="j"><parent link="a"/><child link="b"/></joint>'),
                            ["joint 'j'", "attribute 'type'"]),
@@ -657,3 +654,15 @@ def test_a_mimic_naming_a_joint_the_file_lacks_is_a_warning_and_the_joint_moves_
                           "have: it moves on its own",)
     with pytest.raises(UrdfError, match="refers to unknown joint 'ghost'"):  # the API is strict
         Robot("r", r.links, (dataclasses.replace(r.joints[0], mimic=Mimic("ghost")),))
+
+
+def test_a_mimic_on_a_fixed_joint_or_of_a_floating_one_is_a_warning():
+    """Issue 17: talos_reduced (four variants) keeps <mimic> on its fixed gripper joints."""
+    r = parse_urdf_string(robot(LINKS_AB + '<link name="c"/><link name="d"/>'
+                                + joint_xml("f", "floating", inner="")
+                                + joint_xml("m", parent="b", child="c", inner='<limit/><mimic joint="f"/>')
+                                + joint_xml("x", "fixed", parent="b", child="d",
+                                            inner='<limit/><mimic joint="m"/>')))
+    assert [j.mimic for j in r.joints] == [None, None, None]
+    assert r.warnings == ("joint 'm': <mimic> names joint 'f', which is floating: it moves on its own",
+                          "joint 'x': <mimic> is ignored: the joint is fixed")

@@ -250,15 +250,25 @@ def _robot(root: ET.Element) -> Robot:
             if v.material_name in known and v.rgba is None and v.texture is None else v
             for v in link.visuals)
         resolved.append(dataclasses.replace(link, visuals=visuals) if visuals != link.visuals else link)
-    # a <mimic> naming a joint the file lacks: the joint moves on its own (urdfdom and
-    # Pinocchio load such files); said in the robot's warnings
-    names = {j.name for j in joints}
+    # a <mimic> that cannot couple anything (on a fixed joint, or naming a joint the file
+    # lacks or one without a single value): urdfdom and Pinocchio load such files; the joint
+    # moves on its own, and the robot's warnings say so
+    types = {j.name: j.type for j in joints}
     warnings = []
     for i, j in enumerate(joints):
-        if j.mimic is not None and j.mimic.joint not in names:
-            warnings.append(f"joint '{j.name}': <mimic> names joint '{j.mimic.joint}', which "
-                            "the file does not have: it moves on its own")
-            joints[i] = dataclasses.replace(j, mimic=None)
+        if j.mimic is None:
+            continue
+        leader = j.mimic.joint
+        if j.type == "fixed":
+            why = "is ignored: the joint is fixed"
+        elif leader not in types:
+            why = f"names joint '{leader}', which the file does not have: it moves on its own"
+        elif types[leader] not in ("revolute", "continuous", "prismatic"):
+            why = (f"names joint '{leader}', which is {types[leader]}: it moves on its own")
+        else:
+            continue
+        warnings.append(f"joint '{j.name}': <mimic> {why}")
+        joints[i] = dataclasses.replace(j, mimic=None)
     return Robot(name, tuple(resolved), tuple(joints), tuple(materials.values()), tuple(extras),
                  warnings=tuple(warnings))
 
