@@ -76,6 +76,11 @@ _CHORD_GAIN = 0.9  # a simplified Newton step must remove this share of the deci
 OK, WORSE, SHORT = "ok", "worse", "short"
 
 
+class _OutOfBudget(Exception):
+    """The solve's time budget ran out inside an iteration (between two evaluations): the
+    group keeps its last accepted point."""
+
+
 def _compare(new: Evaluation, old: Evaluation, tol: float, active, predicted=None, eta=0.25):
     """Lexicographic acceptance of ``new`` against ``old``: ``(verdict, level, ratio)``.
 
@@ -161,6 +166,9 @@ class Solver:
         t0 = time.perf_counter()
         budget_it = s.max_iterations if max_iterations is None else max_iterations
         budget_ms = s.max_ms if max_ms is None else max_ms
+        # checked before every evaluation, not only between iterations: one iteration may
+        # hold tens of evaluations (line search, corrections)
+        self._deadline = None if budget_ms is None else t0 + budget_ms / 1e3
         status = SolveStatus(groups=len(groups), stuck=list(self._stuck))
         for gp in groups:
             for i in gp.value_batches:  # the batches with goal values (the others have none)
@@ -206,7 +214,11 @@ class Solver:
                 reason = "converged"  # only potential/posture left, and they ask for no motion
                 break
             bend = self._stepper.first_step(gp, dq, warm) if it == 1 else None
-            new, alpha_used, dq = self._line_search(gp, ev, q, dq, alpha, bend)
+            try:
+                new, alpha_used, dq = self._line_search(gp, ev, q, dq, alpha, bend)
+            except _OutOfBudget:
+                reason = "budget"
+                break
             if it == 1:
                 self._stepper.first_taken(dq, alpha_used)
             if new is None:
@@ -263,9 +275,12 @@ class Solver:
         error is replaced by the step with this point's own Jacobians.
         """
         s = self.settings
-        upto = 5
+        upto = G.POSTURE
         chord = self._stepper.chorded
+        deadline = self._deadline
         for _ in range(s.max_halvings):
+            if deadline is not None and time.perf_counter() > deadline:
+                raise _OutOfBudget
             step = dq if alpha == 1.0 else alpha * dq
             new = gp.evaluate(gp.advance(q, step, bend if alpha == 1.0 else None),
                               jac=not self._stepper.lazy(gp))
@@ -324,10 +339,13 @@ class Solver:
         steps with it (no new Jacobians); one that does not cut the worsened level tenfold is
         redone with the point's own Jacobians."""
         s = self.settings
-        upto = 5
+        upto = G.POSTURE
         trial = new
         newton = chords = 0
+        deadline = self._deadline
         while newton < s.max_corrections:
+            if deadline is not None and time.perf_counter() > deadline:
+                raise _OutOfBudget
             before = new.measure[level]
             step = self._stepper.step(gp, new, new.q, upto=upto, damped=False)
             cand = gp.evaluate(gp.advance(new.q, step), jac=not self._stepper.lazy(gp))
