@@ -141,7 +141,8 @@ classes = (VART_PG_status_level, VART_PG_settings)
 def register() -> None:
     for cls in classes:
         bpy.utils.register_class(cls)
-    bpy.types.Scene.vart = PointerProperty(type=VART_PG_settings)
+    # A property added at run time: the stubs' Scene has no `vart`.
+    bpy.types.Scene.vart = PointerProperty(type=VART_PG_settings)  # type: ignore[attr-defined]
 
 
 def unregister() -> None:

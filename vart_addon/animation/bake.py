@@ -127,6 +127,7 @@ def bake_steps(scene=None, frame_start=None, frame_end=None, *,
     if not obs:
         raise BakeError("nothing to bake: the scene has no links (Vart > Make Links)")
     lk, data = bridge.linkage, bridge.data
+    assert lk is not None  # synced
     inputs = find_inputs(obs, data, lk)
     if not inputs:
         raise BakeError("nothing to bake: nothing is animated. Keyframe a joint's value, a "

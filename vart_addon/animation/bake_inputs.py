@@ -52,7 +52,7 @@ def find_inputs(obs: dict, data, linkage) -> Inputs:
     it by Key Pose or auto-keying) are output like any other. Interpolating such a link's
     Euler angles would fight the joints (and near gimbal lock, swing wildly)."""
     inp = Inputs()
-    qpaths = {}
+    qpaths: dict[str, dict[str, str]] = {}
     for jn, j in data.joints.items():
         qpaths.setdefault(j.child, {})[S.q_data_path(jn)] = jn
     link_curves = []

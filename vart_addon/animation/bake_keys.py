@@ -105,7 +105,8 @@ class Keyer:
         if self.drot is not None:
             R = np.einsum("ji,njk->nik", self.drot, R)
         mode = ob.rotation_mode
-        out = []
+        out: list[tuple] = []
+        # (tuple(q), *axis: the mathutils stubs' Quaternion, Euler, Vector lack __iter__)
         if mode == "QUATERNION" or mode == "AXIS_ANGLE":
             prev = Quaternion(ob.rotation_quaternion) if mode == "QUATERNION" else \
                 Quaternion(ob.rotation_axis_angle[1:], ob.rotation_axis_angle[0])
@@ -115,16 +116,16 @@ class Keyer:
                     q.negate()
                 prev = q
                 if mode == "QUATERNION":
-                    out.append(tuple(q))
+                    out.append(tuple(q))  # type: ignore[arg-type]
                 else:
                     axis, angle = q.to_axis_angle()
-                    out.append((angle, *axis))
+                    out.append((angle, *axis))  # type: ignore[misc]
         else:
-            prev = Euler(ob.rotation_euler, mode)
+            prev_e = Euler(ob.rotation_euler, mode)
             for Rk in R:
-                e = Matrix(Rk.tolist()).to_euler(mode, prev)
-                prev = e
-                out.append(tuple(e))
+                e = Matrix(Rk.tolist()).to_euler(mode, prev_e)
+                prev_e = e
+                out.append(tuple(e))  # type: ignore[arg-type]
         return loc, np.array(out, float)
 
 

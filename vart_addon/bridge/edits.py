@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 import bpy
 import numpy as np
@@ -46,7 +47,7 @@ class EditResult:
     properties were written; links that stopped being links; objects created; objects whose
     world matrix was written; the solve status (None if no solve ran)."""
 
-    value: object = None
+    value: Any = None
     joints: list = field(default_factory=list)
     links: list = field(default_factory=list)
     removed: list = field(default_factory=list)
@@ -228,6 +229,7 @@ def edit(mutate, scene=None, *, solve: bool = False, settings: Settings | None =
     bridge = bridge or SceneBridge(scene, settings)
     bridge.sync()
     lk, old = bridge.linkage, bridge.data
+    assert lk is not None  # synced
     before = lk.poses()
     try:
         value = mutate(lk)
@@ -246,6 +248,7 @@ def edit(mutate, scene=None, *, solve: bool = False, settings: Settings | None =
                {} if reparent is None else reparent, undo, bridge.scene, result)
         bridge.sync()
         if solve or moved:
+            assert bridge.linkage is not None  # synced (maybe rebuilt: not lk)
             bridge.linkage.set_gravity(gravity)
             result.status = bridge.solve(settings, sync=False)
         result.moved = bridge.write_back().links

@@ -13,6 +13,7 @@ they agree); how the bridge turns it into a goal of the linkage is
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from . import checks as CK
 from .errors import SchemaError
@@ -60,7 +61,7 @@ def read(d: dict, q: tuple, jtype: str, n: int, obj: str, path: tuple) -> dict:
     """The validated goal fields of a stored joint dict ``d`` (a ``jtype`` joint of ``n`` DoF
     at configuration ``q``), missing keys at their defaults; :class:`SchemaError` naming
     ``obj`` and the key."""
-    out = {}
+    out: dict[str, Any] = {}
     for f in GOAL_FIELDS:
         p = path + (f.key,)
         if f.value == "flag":

@@ -24,7 +24,7 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
-from ..solver import Settings, Solver, se3
+from ..solver import Linkage, Settings, Solver, se3
 from . import build as B
 from . import poses as P
 from . import schema as S
@@ -95,15 +95,18 @@ class SceneBridge:
     written."""
 
     def __init__(self, scene=None, settings: Settings | None = None, write_tol: float = 1e-12):
-        self.scene = scene if scene is not None else bpy.context.scene
+        if scene is None:
+            scene = bpy.context.scene
+            assert scene is not None, "no context scene"
+        self.scene: bpy.types.Scene = scene
         self.settings = settings or Settings()
         self.write_tol = write_tol
-        self.linkage = None
+        self.linkage: Linkage | None = None
         self.solver: Solver | None = None
         self.data: S.SceneData | None = None
         self.rebuilds = 0       # how many times the linkage was built from scratch
         self.patches = 0        # how many syncs patched goals instead
-        self._key = None
+        self._key: tuple | None = None
         self._links: dict[str, _LinkState] = {}
         self._link_targets: dict[str, tuple] = {}
 
@@ -188,6 +191,7 @@ class SceneBridge:
         """Drag target of a link (its root joint): a world pose, 4x4; ``mask`` over
         (x, y, z, wx, wy, wz). Held by the bridge across syncs until cleared."""
         self._need()
+        assert self.linkage is not None  # synced
         with B.blame(link, ()):
             self.linkage.set_link_target(link, np.asarray(T_world_link, float), mask)
         self._link_targets[link] = (np.array(T_world_link, float), mask)
@@ -258,6 +262,7 @@ class SceneBridge:
         ``max_iterations``, ``max_ms``. The scene is not changed until :meth:`write_back`."""
         if sync or self.linkage is None:
             self.sync()
+        assert self.solver is not None  # synced: the solver is built with the linkage
         if settings is not None:
             self.settings = self.solver.settings = settings
         return self.solver.solve(**budget)
@@ -277,6 +282,7 @@ class SceneBridge:
         if self.linkage is None:
             raise BridgeError("nothing to write: the scene has not been synced")
         lk, data = self.linkage, self.data
+        assert data is not None  # read with the linkage
         # tree joints: their own q (not copied: only read here); closures: the fit
         qs = {n: j.q for n, j in lk.joints.items() if j.tree_dir and j.jtype.dof}
         if values:
@@ -325,8 +331,8 @@ class SceneBridge:
             self._key = B.structure_key(self.data)
         elif new_q:  # only values: patch the cached data (re-reading costs ~10 ms per 50 links)
             joints = dict(data.joints)
-            for n, q in new_q.items():
-                joints[n] = _with_q(joints[n], q)
+            for n, qt in new_q.items():
+                joints[n] = _with_q(joints[n], qt)
             self.data = S.SceneData(links=data.links, joints=joints)
         return report
 

@@ -194,7 +194,7 @@ def read_scene(objects) -> SceneData:
     """
     links: dict[str, LinkData] = {}
     joints: dict[str, JointData] = {}
-    obs = {}
+    obs: dict[str, bpy.types.Object] = {}
     for ob in objects:
         if not is_link(ob):
             continue

@@ -48,7 +48,7 @@ class _Drag:
 
     def __init__(self, session: DragSession):
         self.session = session
-        self.error = None
+        self.error: str | None = None
         self.ctrl = self.shift = False
 
     def handle(self, event, view) -> str:
@@ -73,6 +73,9 @@ class _Drag:
 
     def key(self, t, event, view) -> bool:  # pragma: no cover - interface
         return False
+
+    def target(self, view) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
 
     def _apply(self, view) -> str:
         try:
@@ -216,6 +219,7 @@ class JointDrag(_Drag):
 
     def header(self) -> str:
         q = self.session.value
+        assert q is not None  # the session is active
         ang = bool(self.angular[self.index])
         v = float(q[self.index])
         text = DM.angle_text(v) if ang else DM.length_text(v)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -101,8 +102,8 @@ def ray_line(origin, direction, point, axis):
     return p + s * a
 
 
-def translation(ray_start, ray_now, grab_point, view_dir, constraint: Constraint | None = None,
-                T0=None):
+def translation(ray_start: tuple[Any, Any], ray_now: tuple[Any, Any], grab_point, view_dir,
+                constraint: Constraint | None = None, T0=None):
     """How far the mouse moved the grabbed point: ``(delta, scalar)``. ``ray_*`` are
     ``(origin, direction)`` through the mouse at the start and now (in the current view, so
     the drag survives navigation); ``view_dir`` points from the viewer into the scene.

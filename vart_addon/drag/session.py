@@ -31,10 +31,10 @@ import time
 import bpy
 import numpy as np
 
-from ..animation.keying import key_pose
+from ..animation.keying import KeyResult, key_pose
 from ..bridge import BridgeError
 from ..bridge import schema as S
-from ..solver import Settings
+from ..solver import Settings, SolveStatus
 
 #: Transform channels a write of ``matrix_world`` can change (rotation_mode first: setting it
 #: converts the rotation, so it is restored before the values).
@@ -119,18 +119,18 @@ class DragSession:
         self.scene = bridge.scene
         self.settings = settings
         self.gravity = gravity    # m/s^2 (world) or None: as the scene's settings say
-        self.kind = None          # "link" or "joint" while active
-        self.name = None
-        self.index = None
-        self.start = None         # the start pose (link) or q (joint)
-        self.value = None
-        self.status = None
+        self.kind: str | None = None     # "link" or "joint" while active
+        self.name: str | None = None
+        self.index: int | None = None
+        self.start: np.ndarray | None = None  # the start pose (link) or q (joint)
+        self.value: np.ndarray | None = None
+        self.status: SolveStatus | None = None
         self.times: list[float] = []
-        self.keyed = None
+        self.keyed: KeyResult | None = None
         self._saved: dict = {}
-        self._checkpoint = None
-        self._held = None
-        self._mask = None
+        self._checkpoint: tuple | None = None
+        self._held: tuple | None = None
+        self._mask: np.ndarray | None = None
 
     @property
     def active(self) -> bool:
@@ -275,6 +275,8 @@ class DragSession:
         links, joints = self.changed()
         target_of = None  # a closure joint whose stored target was set: keyed with the rest
         if self.kind == "joint" and keep_target:
+            # set by begin_joint for an active joint drag
+            assert self.name is not None and self.value is not None and self._mask is not None
             ob = self.bridge.objects()[self.bridge.data.joints[self.name].child]
             S.update_joint(ob, self.name, target_q=tuple(self.value),
                            target_mask=tuple(bool(b) for b in self._mask))

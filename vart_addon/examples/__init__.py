@@ -14,6 +14,7 @@ stories' tests and ``make demo`` use it).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import bpy
@@ -51,7 +52,7 @@ class Example:
     key: str
     label: str
     description: str
-    build: object
+    build: Callable[..., Built]
     story: bool = False
 
 

@@ -40,7 +40,7 @@ class Steps:
         self.scene.cursor.matrix = Matrix(np.asarray(T, float).tolist())
 
     def op(self, idname: str, **kw):
-        fn = getattr(bpy.ops.vart, idname)
+        fn = getattr(bpy.ops.vart, idname)  # type: ignore[attr-defined]  # the add-on's ops
         try:
             result = fn(**kw)
         except RuntimeError as e:

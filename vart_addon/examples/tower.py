@@ -67,7 +67,7 @@ def build_tower(context, cells: int | None = None) -> Built:
     joints (axis along -y) are written through the bridge's schema (one pass, no solve: the
     tower is built assembled)."""
     from ..bridge.edits import unique_joint_name, unique_object_name
-    n = TOWER["cells"] if cells is None else int(cells)
+    n = int(TOWER["cells"] if cells is None else cells)
     A, B = tower_nodes(n, TOWER["width"], TOWER["height"], TOWER["jitter"])
     scene = context.scene
     o = _origin(context)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import bpy
 import numpy as np
@@ -38,6 +39,9 @@ from ..solver.text import show
 from ..solver.validate import MAX_MAGNITUDE
 from .joint_columns import TrajectoryError, _link_objects, columns, format_of
 from .sampling import fps_of
+
+if TYPE_CHECKING:  # the bake is imported when it runs
+    from ..animation.bake_result import BakeResult
 
 __all__ = ["read_trajectory", "apply_trajectory", "import_trajectory", "ImportResult"]
 
@@ -109,7 +113,7 @@ class ImportResult:
     missing_in_scene: list = field(default_factory=list)
     not_in_file: list = field(default_factory=list)
     follow_solve: list = field(default_factory=list)
-    bake: object = None
+    bake: BakeResult | None = None
     bake_error: str = ""
 
     def warnings(self, most: int = 6) -> list[str]:
@@ -192,6 +196,7 @@ def apply_trajectory(scene, traj: TR.Trajectory, start_frame=None, *, path: str 
     bridge = bridge or SceneBridge(scene)
     bridge.sync()  # validates the scene; the linkage says which joints are in the tree
     lk, data = bridge.linkage, bridge.data
+    assert lk is not None and data is not None  # synced
     cols = cols if cols is not None else columns(scene, data, velocities=False)
     by_name = {c.name: c for c in cols}
     res = ImportResult(path, traj, start, float(frames[0]), float(frames[-1]))

@@ -13,6 +13,8 @@ significant digits).
 """
 from __future__ import annotations
 
+from typing import Any
+
 import bpy
 import numpy as np
 
@@ -82,14 +84,14 @@ def sample_trajectory(scene=None, frame_start=None, frame_end=None, *, source: s
         with kept_frame(scene):
             for k, f in enumerate(frames):
                 scene.frame_set(int(f))
-                groups = {}
+                groups: dict[str, Any] = {}
                 for c, col in enumerate(cols):
                     g = groups.get(col.joint)
                     if g is None:
                         g = groups[col.joint] = obs[col.child][S.KEY]["joints"][col.joint]["q"]
                     P[k, c] = g[col.index]
     else:
-        maps = {}
+        maps: dict[str, dict] = {}
         for c, col in enumerate(cols):
             ob = obs[col.child]
             fmap = maps.get(ob.name)

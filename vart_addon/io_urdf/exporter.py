@@ -81,6 +81,7 @@ def export_urdf(path, *, context=None, scene=None, name: str | None = None,
     except BridgeError as e:
         raise IoError(f"cannot export the scene: {e}") from None
     lk, obs = bridge.linkage, bridge.objects()
+    assert lk is not None  # synced
     if links is not None:
         lk = _only(lk, set(links))
     real = [n for n, link in lk.links.items() if not link.virtual]

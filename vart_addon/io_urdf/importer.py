@@ -150,7 +150,8 @@ class _Builder:
         robot, lk = self.robot, self.lk
         poses = lk.poses()
         # names: link objects and joints never clash with what the scene has
-        link_obj_name, taken = {}, set()
+        link_obj_name: dict[str, str] = {}
+        taken: set[str] = set()
         for link in robot.links:
             if link.name not in lk.links:
                 continue  # the 'world' root is the ground
@@ -191,9 +192,9 @@ class _Builder:
 
         # vart properties, straight from the linkage
         for n, ob in obs.items():
-            rec = E.link_record(lk, n, None)
-            S.write_link(ob, mass=rec.mass, com=rec.com, virtual=rec.virtual,
-                         root_tree=rec.root_tree)
+            lrec = E.link_record(lk, n, None)
+            S.write_link(ob, mass=lrec.mass, com=lrec.com, virtual=lrec.virtual,
+                         root_tree=lrec.root_tree)
         for jn, j in lk.joints.items():
             rec = E.joint_record(lk, j, poses, None)
             mimic = None
@@ -225,7 +226,7 @@ def _axes_size(robot) -> float:
     """Display size of the link Empties: a third of the median joint offset (2 cm to 25 cm)."""
     d = [float(np.linalg.norm(j.origin.xyz)) for j in robot.joints]
     d = [x for x in d if x > 1e-9]
-    return float(min(0.25, max(0.02, np.median(d) / 3.0))) if d else 0.1
+    return float(min(0.25, max(0.02, float(np.median(d)) / 3.0))) if d else 0.1
 
 
 class _TakenNames:

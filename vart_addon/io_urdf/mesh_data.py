@@ -56,7 +56,7 @@ def primitive_mesh(g) -> "bpy.types.Mesh":
     try:
         if isinstance(g, urdf.Box):
             bmesh.ops.create_cube(bm, size=1.0)
-            bmesh.ops.scale(bm, vec=g.size, verts=bm.verts)
+            bmesh.ops.scale(bm, vec=g.size, verts=bm.verts)  # type: ignore[arg-type]  # stub: list
             name = "box"
         elif isinstance(g, urdf.Cylinder):
             bmesh.ops.create_cone(bm, cap_ends=True, cap_tris=False, segments=CYLINDER_SIDES,
@@ -88,10 +88,11 @@ def new_material(name: str, rgba) -> "bpy.types.Material":
     mat.diffuse_color = rgba
     if mat.node_tree is None:  # Blender 4.x: a new material has no nodes until asked
         mat.use_nodes = True
+    assert mat.node_tree is not None
     bsdf = next((n for n in mat.node_tree.nodes if n.type == 'BSDF_PRINCIPLED'), None)
-    if bsdf is not None:
-        bsdf.inputs["Base Color"].default_value = rgba
-        bsdf.inputs["Alpha"].default_value = rgba[3]
+    if bsdf is not None:  # (the stubs' NodeSocket has no default_value: its subclasses do)
+        bsdf.inputs["Base Color"].default_value = rgba  # type: ignore[attr-defined]
+        bsdf.inputs["Alpha"].default_value = rgba[3]  # type: ignore[attr-defined]
     return mat
 
 

@@ -118,11 +118,13 @@ def preset_data(scene=None, *, bridge: SceneBridge | None = None) -> dict:
     except BridgeError as e:
         raise IoError(f"cannot read the scene: {e}") from None
     data, lk = bridge.data, bridge.linkage
+    assert data is not None and lk is not None  # synced
     poses = lk.poses()
     virtual = {n for n, link in data.links.items() if link.virtual}
     setup = {n: j for n, j in data.joints.items()
              if j.virtual or j.child in virtual or j.parent in virtual}
-    need_links, need_joints = set(), set()
+    need_links: set[str] = set()
+    need_joints: set[str] = set()
     out_joints = {}
     for n, j in setup.items():
         out_joints[n] = _joint_entry(j)
@@ -235,6 +237,7 @@ def load_preset(path_or_data, *, scene=None, context=None, solve: bool = False,
     except BridgeError as e:
         raise IoError(f"cannot read the scene: {e}") from None
     data, obs = bridge.data, bridge.objects()
+    assert data is not None and bridge.linkage is not None  # synced
     robot = d.get("robot", {})
     vl_in, joints_in = d.get("virtual_links", {}), d.get("joints", {})
     rj_in, rl_in = d.get("real_joints", {}), d.get("real_links", {})

@@ -49,7 +49,7 @@ class View:
         started from another region of the area, e.g. a menu in its header)."""
         return np.array([event.mouse_x - self.region.x, event.mouse_y - self.region.y], float)
 
-    def ray(self, xy):
+    def ray(self, xy) -> tuple[np.ndarray, np.ndarray]:
         from bpy_extras import view3d_utils as V
         xy = tuple(float(v) for v in xy)
         o = V.region_2d_to_origin_3d(self.region, self.rv3d, xy)
@@ -292,7 +292,7 @@ class VART_OT_operate_joint_modal(_Modal, bpy.types.Operator):
         return {'FINISHED'}
 
 
-def _pixel_size(session, joint, view, xy) -> float:
+def _pixel_size(session, joint, view: View, xy) -> float:
     """Metres per pixel at the joint's mobility frame origin (for a sliding DoF)."""
     lk = session.bridge.linkage
     j = lk.joints[joint]
@@ -455,4 +455,5 @@ class VART_OT_bake(bpy.types.Operator):
 
 classes = (VART_OT_drag, VART_OT_operate_joint_modal, VART_OT_key_pose, VART_OT_bake)
 
-register, unregister = bpy.utils.register_classes_factory(classes)
+# The stubs declare register_classes_factory -> None; it returns (register, unregister).
+register, unregister = bpy.utils.register_classes_factory(classes)  # type: ignore[misc]

@@ -104,4 +104,5 @@ class VART_OT_key_joint(bpy.types.Operator):
 classes = (VART_OT_add_example, VART_OT_key_joint)
 
 
-register, unregister = bpy.utils.register_classes_factory(classes)
+# The stubs declare register_classes_factory -> None; it returns (register, unregister).
+register, unregister = bpy.utils.register_classes_factory(classes)  # type: ignore[misc]

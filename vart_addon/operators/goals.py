@@ -6,6 +6,8 @@ order: limit, lock, potential (springs, gravity), target, posture. None of these
 moves anything: the next solve (``vart.solve``, ``vart.operate_joint``, a drag) applies them,
 except Set Limits, which clamps a tree joint's value into its new limits and solves.
 """
+from typing import TYPE_CHECKING
+
 import bpy
 import numpy as np
 from bpy.props import EnumProperty, FloatProperty, FloatVectorProperty
@@ -26,8 +28,15 @@ def _poll_joint_or_link(cls, context) -> bool:
         return False
     return True
 
+# The mixins below are only ever combined with bpy.types.Operator: type them as such (their
+# bl_options, self.report), while at run time they stay plain classes.
+if TYPE_CHECKING:
+    _Operator = bpy.types.Operator
+else:
+    _Operator = object
 
-class _LockBase:
+
+class _LockBase(_Operator):
     bl_options = {'REGISTER', 'UNDO'}
 
     target: EnumProperty(name="Target", items=_TARGETS, default='JOINT',
@@ -74,7 +83,7 @@ class VART_OT_unlock(_LockBase, bpy.types.Operator):
         return self.run(context, False)
 
 
-class _JointGoal:
+class _JointGoal(_Operator):
     """Base: poll for an active joint; ``apply(context, mutate(lk, name))``."""
 
     bl_options = {'REGISTER', 'UNDO'}
@@ -195,4 +204,5 @@ classes = (VART_OT_lock, VART_OT_unlock, VART_OT_set_target, VART_OT_clear_targe
            VART_OT_set_stiffness)
 
 
-register, unregister = bpy.utils.register_classes_factory(classes)
+# The stubs declare register_classes_factory -> None; it returns (register, unregister).
+register, unregister = bpy.utils.register_classes_factory(classes)  # type: ignore[misc]

@@ -49,7 +49,8 @@ def _select(context, obs, active=None):
         vl.objects.active = active
 
 
-class VART_OT_import_urdf(bpy.types.Operator, ImportHelper):
+# bpy_extras' stubs declare ImportHelper.check -> None (clashes with Operator's).
+class VART_OT_import_urdf(bpy.types.Operator, ImportHelper):  # type: ignore[misc]
     bl_idname = "vart.import_urdf"
     bl_label = "Import URDF"
     bl_description = ("Import a robot from a URDF file: one link (an Empty) per URDF link with "
@@ -100,7 +101,8 @@ class VART_OT_import_urdf(bpy.types.Operator, ImportHelper):
         return {'FINISHED'}
 
 
-class VART_OT_export_urdf(bpy.types.Operator, ExportHelper):
+# bpy_extras' stubs declare ExportHelper.check/invoke -> None (clash with Operator's).
+class VART_OT_export_urdf(bpy.types.Operator, ExportHelper):  # type: ignore[misc]
     bl_idname = "vart.export_urdf"
     bl_label = "Export URDF"
     bl_description = ("Export the real robot (virtual links and joints left out) as URDF, "
@@ -148,7 +150,8 @@ class VART_OT_export_urdf(bpy.types.Operator, ExportHelper):
         return {'FINISHED'}
 
 
-class VART_OT_save_preset(bpy.types.Operator, ExportHelper):
+# bpy_extras' stubs declare ExportHelper.check/invoke -> None (clash with Operator's).
+class VART_OT_save_preset(bpy.types.Operator, ExportHelper):  # type: ignore[misc]
     bl_idname = "vart.save_preset"
     bl_label = "Save Articulation Preset"
     bl_description = ("Save the virtual links and joints, locks, targets and postures added "
@@ -176,7 +179,8 @@ class VART_OT_save_preset(bpy.types.Operator, ExportHelper):
         return {'FINISHED'}
 
 
-class VART_OT_load_preset(bpy.types.Operator, ImportHelper):
+# bpy_extras' stubs declare ImportHelper.check/invoke -> None (clash with Operator's).
+class VART_OT_load_preset(bpy.types.Operator, ImportHelper):  # type: ignore[misc]
     bl_idname = "vart.load_preset"
     bl_label = "Load Articulation Preset"
     bl_description = ("Apply a saved virtual articulation preset to the robot in this scene "
@@ -212,4 +216,5 @@ class VART_OT_load_preset(bpy.types.Operator, ImportHelper):
 
 classes = (VART_OT_import_urdf, VART_OT_export_urdf, VART_OT_save_preset, VART_OT_load_preset)
 
-register, unregister = bpy.utils.register_classes_factory(classes)
+# The stubs declare register_classes_factory -> None; it returns (register, unregister).
+register, unregister = bpy.utils.register_classes_factory(classes)  # type: ignore[misc]

@@ -240,4 +240,5 @@ classes = (VART_OT_add_joint, VART_OT_remove_joint, VART_OT_set_joint_frame_from
            VART_OT_make_closure_joint, VART_OT_merge_joint)
 
 
-register, unregister = bpy.utils.register_classes_factory(classes)
+# The stubs declare register_classes_factory -> None; it returns (register, unregister).
+register, unregister = bpy.utils.register_classes_factory(classes)  # type: ignore[misc]

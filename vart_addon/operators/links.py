@@ -178,4 +178,5 @@ classes = (VART_OT_make_links, VART_OT_add_virtual_link, VART_OT_make_ground_lin
            VART_OT_split_link, VART_OT_set_mass)
 
 
-register, unregister = bpy.utils.register_classes_factory(classes)
+# The stubs declare register_classes_factory -> None; it returns (register, unregister).
+register, unregister = bpy.utils.register_classes_factory(classes)  # type: ignore[misc]

@@ -4,6 +4,8 @@ Both use the scene's solver settings and gravity (``scene.vart``, :mod:`vart_add
 and record the solve's status there; unmet goals are reported as a warning (the best
 least-squares pose is still written: DESIGN.md, "Errors and bad input").
 """
+from collections.abc import Callable
+
 import bpy
 import numpy as np
 from bpy.props import FloatVectorProperty
@@ -81,7 +83,9 @@ class VART_OT_solve(bpy.types.Operator):
 classes = (VART_OT_operate_joint, VART_OT_solve)
 
 
-register, _unregister_classes = bpy.utils.register_classes_factory(classes)
+# The stubs declare register_classes_factory -> None; it returns (register, unregister).
+_unregister_classes: Callable[[], None]
+register, _unregister_classes = bpy.utils.register_classes_factory(classes)  # type: ignore[misc]
 
 
 def unregister() -> None:

@@ -140,7 +140,8 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
         return {'FINISHED'}
 
 
-class VART_OT_import_trajectory(bpy.types.Operator, ImportHelper):
+# bpy_extras' stubs declare ImportHelper.check -> None (clashes with Operator's).
+class VART_OT_import_trajectory(bpy.types.Operator, ImportHelper):  # type: ignore[misc]
     bl_idname = "vart.import_trajectory"
     bl_label = "Import Trajectory"
     bl_description = (f"Key a trajectory file ({_NAMES}) onto the joints of the same names, "
@@ -206,4 +207,5 @@ class VART_OT_import_trajectory(bpy.types.Operator, ImportHelper):
 
 classes = (VART_OT_export_trajectory, VART_OT_import_trajectory)
 
-register, unregister = bpy.utils.register_classes_factory(classes)
+# The stubs declare register_classes_factory -> None; it returns (register, unregister).
+register, unregister = bpy.utils.register_classes_factory(classes)  # type: ignore[misc]

@@ -57,4 +57,5 @@ class VART_PT_animation(C.Panel, bpy.types.Panel):
 classes = (VART_PT_animation,)
 
 
-register, unregister = bpy.utils.register_classes_factory(classes)
+# The stubs declare register_classes_factory -> None; it returns (register, unregister).
+register, unregister = bpy.utils.register_classes_factory(classes)  # type: ignore[misc]

@@ -8,15 +8,19 @@ drawing a broken button.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Final
 
 import bpy
 
 from ..bridge import SchemaError, schema
 from ..solver.joint_types import CATALOG
 
+if TYPE_CHECKING:  # the stubs' enum types (fake-bpy-module only; not importable in Blender)
+    from bpy.stub_internal.rna_enums import RegionTypeItems, SpaceTypeItems
+
 CATEGORY = "Vart"
-SPACE = 'VIEW_3D'
-REGION = 'UI'
+SPACE: Final = 'VIEW_3D'
+REGION: Final = 'UI'
 
 #: An icon per joint type (all exist in Blender 4.2 to 5.0).
 TYPE_ICONS = {
@@ -149,8 +153,9 @@ class Panel:
     """Base of vart's sidebar panels: 3D viewport, UI region, tab "Vart"; shown only while
     the add-on's scene settings are registered."""
 
-    bl_space_type = SPACE
-    bl_region_type = REGION
+    # Typed as bpy's stubs type them (a plain str clashes with bpy.types.Panel's).
+    bl_space_type: SpaceTypeItems = SPACE
+    bl_region_type: RegionTypeItems = REGION
     bl_category = CATEGORY
 
     @classmethod

@@ -180,4 +180,5 @@ class VART_PT_active_joint(C.Panel, bpy.types.Panel):
 classes = (VART_UL_joints, VART_PT_joints, VART_PT_active_joint)
 
 
-register, unregister = bpy.utils.register_classes_factory(classes)
+# The stubs declare register_classes_factory -> None; it returns (register, unregister).
+register, unregister = bpy.utils.register_classes_factory(classes)  # type: ignore[misc]

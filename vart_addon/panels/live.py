@@ -59,7 +59,7 @@ def operate(scene, joint, q) -> str:
         return "the Operate Joint operator is not available"
     kw = {"value": units.pad6(units.to_display(q, joint.type, scene))}
     try:
-        result = bpy.ops.vart.operate_joint(**kw)
+        result = bpy.ops.vart.operate_joint(**kw)  # type: ignore[attr-defined]  # add-on's ops
     except RuntimeError as e:  # the operator reported an error
         msg = str(e).strip()
         print(f"vart: operating {joint.name!r} failed: {msg}")

@@ -106,4 +106,5 @@ class VART_PT_scene(C.Panel, bpy.types.Panel):
 classes = (VART_PT_active_link, VART_PT_solver, VART_PT_scene)
 
 
-register, unregister = bpy.utils.register_classes_factory(classes)
+# The stubs declare register_classes_factory -> None; it returns (register, unregister).
+register, unregister = bpy.utils.register_classes_factory(classes)  # type: ignore[misc]
