@@ -97,7 +97,9 @@ class SceneBridge:
     def __init__(self, scene=None, settings: Settings | None = None, write_tol: float = 1e-12):
         if scene is None:
             scene = bpy.context.scene
-            assert scene is not None, "no context scene"
+            if scene is None:
+                raise BridgeError("no scene: pass one (SceneBridge(scene)) or run in a "
+                                  "context that has one")
         self.scene: bpy.types.Scene = scene
         self.settings = settings or Settings()
         self.write_tol = write_tol
