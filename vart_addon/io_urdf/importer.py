@@ -35,6 +35,7 @@ from ..bridge import edits as E
 from ..bridge import schema as S
 from ..bridge.errors import BridgeError
 from ..formats.urdf import files as urdf
+from ..formats.urdf.start import start_from_file
 from ..formats.urdf.to_linkage import linkage_from_urdf
 from ..solver import VartError
 from .errors import IoError
@@ -70,12 +71,16 @@ class ImportedRobot(dict):
 
 
 # ---- the Python API ---------------------------------------------------------------------------
-def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, base_pose=None,
-                fixed_base: bool = False, use_env: bool = True) -> ImportedRobot:
+def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, start="zero",
+                start_file=None, base_pose=None, fixed_base: bool = False,
+                use_env: bool = True) -> ImportedRobot:
     """Import the URDF file ``path`` into ``scene`` (default: the scene of ``context``, or the
     current one). ``search_paths``: extra folders for ``package://`` and relative mesh paths
     (see :mod:`vart_addon.formats.urdf.mesh_paths`; ``use_env`` adds ROS_PACKAGE_PATH / AMENT_PREFIX_PATH).
-    ``q``: URDF joint name -> value (m, rad; 4x4 for floating/planar; absent: 0).
+    ``q``: URDF joint name -> value (m, rad; 4x4 for floating/planar). A joint without one
+    starts as ``start_file`` says (a trajectory file, its first sample: see
+    :func:`~vart_addon.formats.urdf.start.start_from_file`), else as ``start`` says: "zero"
+    (0 clamped into the limits) or "middle" (of the limits).
     ``base_pose``: the root link's world pose (4x4; default identity). ``fixed_base``: hold
     the root to the world by a virtual fixed joint.
 
@@ -93,12 +98,16 @@ def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, base
         raise IoError(f"cannot read URDF '{path}': {e.strerror or e}") from None
     try:
         robot = urdf.parse_urdf_string(data, source_name=name)
-        lk, umap = linkage_from_urdf(robot, q, base_pose=base_pose, fixed_base=fixed_base)
+        pose, pose_warnings = ({}, []) if not start_file else start_from_file(robot, start_file)
+        lk, umap = linkage_from_urdf(robot, {**pose, **(q or {})}, start=start,
+                                     base_pose=base_pose, fixed_base=fixed_base)
     except (urdf.UrdfError, VartError) as e:
         msg = str(e)
         raise IoError(msg if msg.startswith(name) else f"{name}: {msg}") from None
     text = data.decode("utf-8", "replace")
-    return _Builder(ctx, scene, path, text, robot, lk, umap, search_paths, use_env).run()
+    builder = _Builder(ctx, scene, path, text, robot, lk, umap, search_paths, use_env)
+    builder.warnings += umap.warnings + pose_warnings  # the reader's and the start's first
+    return builder.run()
 
 
 def read_source(src) -> urdf.Robot:

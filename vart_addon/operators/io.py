@@ -9,7 +9,7 @@ express) is a warning report listing them.
 import os
 
 import bpy
-from bpy.props import BoolProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from ..bridge import schema as S
@@ -69,6 +69,19 @@ class VART_OT_import_urdf(bpy.types.Operator, ImportHelper):  # type: ignore[mis
         description="Hold the root link to the world with a virtual fixed joint (else the "
                     "root link is free and moves when a solve needs it)",
         default=False)
+    start: EnumProperty(
+        name="Start",
+        description="The configuration the robot is imported in",
+        items=[('ZERO', "Zero", "Every joint at 0, clamped into its limits"),
+               ('MIDDLE', "Middle of Limits", "Every joint in the middle of its limits"),
+               ('FILE', "Pose File", "The first sample of a trajectory file (.csv, .json, "
+                "ROS JointTrajectory; .path in the order of a vart export); joints it does "
+                "not name start at zero")],
+        default='ZERO')
+    start_file: StringProperty(
+        name="Pose File", subtype='FILE_PATH',
+        description="With Start = Pose File: the trajectory file whose first sample is the "
+                    "start configuration")
 
     @classmethod
     def poll(cls, context):
@@ -86,9 +99,15 @@ class VART_OT_import_urdf(bpy.types.Operator, ImportHelper):  # type: ignore[mis
             self.report({'ERROR'}, "choose a URDF file")
             return {'CANCELLED'}
         try:
+            if self.start == 'FILE' and not self.start_file:
+                self.report({'ERROR'}, "Start is Pose File: choose the pose file")
+                return {'CANCELLED'}
             obs = import_urdf(self.filepath, context=context,
                               search_paths=mesh_paths.split_search_paths(self.search_paths),
-                              fixed_base=self.fixed_base)
+                              fixed_base=self.fixed_base,
+                              start="middle" if self.start == 'MIDDLE' else "zero",
+                              start_file=bpy.path.abspath(self.start_file)
+                              if self.start == 'FILE' else None)
         except (IoError, *support.ERRORS) as e:
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}

@@ -15,6 +15,7 @@ coupling and starts inside both ranges, with a warning. Radians or metres, as in
 from __future__ import annotations
 
 import math
+import os
 
 from ...solver.errors import VartError
 from .model import Robot
@@ -81,4 +82,47 @@ def start_values(robot: Robot, start: str = "zero") -> tuple[dict[str, float], l
             values[j.name] = 0.5 * (lo + hi)
         else:
             values[j.name] = min(max(0.0, lo), hi)
+    return values, warnings
+
+
+def start_from_file(robot: Robot, path) -> tuple[dict[str, float], list[str]]:
+    """``(values, warnings)``: a start configuration read from a trajectory file of any
+    format vart reads (:mod:`vart_addon.formats.trajectory.files`), its first sample. A file
+    without names (Klampt ``.path``) lists the URDF's 1-DoF joints that move on their own in
+    the order of a vart export (sorted by name). Names the robot lacks, and mimic followers
+    (which follow their leader), are passed over with a warning. VartError naming the file for
+    a file that cannot be read or matches none of the robot's joints."""
+    from ..trajectory import files as trajectory_files
+    free = sorted(j.name for j in robot.joints if j.type in _ONE_DOF and j.mimic is None)
+    kinds = {j.name: "linear" if j.type == "prismatic" else "angular" for j in robot.joints}
+    try:
+        fmt = trajectory_files.format_of(path)
+        names = None if fmt.names else free
+        traj = trajectory_files.load_trajectory(
+            path, names, None if names is None else [kinds[n] for n in names])
+    except (OSError, ValueError) as e:
+        raise VartError(f"start pose: {e}") from None
+    warnings = []
+    if traj.n_times > 1:
+        warnings.append(f"start pose: {os.path.basename(path)} has {traj.n_times} samples; "
+                        "the first is used")
+    values, unknown, followers = {}, [], []
+    by_name = {j.name: j for j in robot.joints}
+    for k, name in enumerate(traj.joint_names):
+        j = by_name.get(name)
+        if j is None or j.type not in _ONE_DOF:
+            unknown.append(name)
+        elif j.mimic is not None:
+            followers.append(name)
+        else:
+            values[name] = float(traj.positions[0, k])
+    if not values:
+        raise VartError(f"start pose: {os.path.basename(path)} names none of the robot's "
+                        f"joints that move on their own ({', '.join(free[:6])}"
+                        f"{' ...' if len(free) > 6 else ''})")
+    if unknown:
+        warnings.append(f"start pose: not joints of the robot, passed over: {', '.join(unknown)}")
+    if followers:
+        warnings.append(f"start pose: mimic joints follow their leader, passed over: "
+                        f"{', '.join(followers)}")
     return values, warnings
