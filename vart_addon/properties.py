@@ -113,7 +113,13 @@ def summary(status: SolveStatus) -> str:
         return f"Stuck joints: {', '.join(status.stuck)} ({head})"
     unmet = status.unmet
     if unmet:
-        return f"Unmet: {', '.join(unmet)} ({head})"
+        if status.out_of_budget:
+            why = "the time budget or the iteration limit ran out (Solver panel)"
+        elif status.stalled:
+            why = "it stopped improving: a higher goal or a joint limit holds it"
+        else:
+            why = "no configuration meets it"
+        return f"Unmet: {', '.join(unmet)}; {why} ({head})"
     if status.out_of_budget and not status.converged:
         return f"Out of budget ({head})"
     return f"Converged ({head})" if status.converged else f"Best compromise ({head})"

@@ -97,8 +97,27 @@ class VART_OT_key_joint(bpy.types.Operator):
         if not res.channels:
             self.report({'WARNING'}, f"Blender inserted no keyframe on joint {name!r}")
             return {'CANCELLED'}
+        short = _short_of_target(j) if what == "value" else None
+        if short:
+            self.report({'WARNING'}, f"Keyed the value of joint {name!r} at frame "
+                        f"{res.frame:g}: {short}")
+            return {'FINISHED'}
         self.report({'INFO'}, f"Keyed the {what} of joint {name!r} at frame {res.frame:g}")
         return {'FINISHED'}
+
+
+def _short_of_target(j) -> str:
+    """"" if joint ``j`` (JointData) is at its target (the value Operate Joint asked for) or
+    has none; else what was keyed against what was asked (m, rad)."""
+    if not any(j.target_mask):
+        return ""
+    off = [(i, q, t) for i, (q, t, on) in enumerate(zip(j.q, j.target_q, j.target_mask))
+           if on and abs(q - t) > 1e-6 * max(1.0, abs(t))]
+    if not off:
+        return ""
+    i, q, t = off[0]
+    return (f"DoF {i} is {q:.6g}, not the {t:.6g} asked for: the last solve stopped short "
+            "(see the Solver panel's status)")
 
 
 classes = (VART_OT_add_example, VART_OT_key_joint)

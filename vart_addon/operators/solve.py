@@ -62,7 +62,7 @@ class VART_OT_operate_joint(bpy.types.Operator):
             return {'CANCELLED'}
 
         return support.apply(self, context, lambda lk: lk.set_target(name, q), solve=True,
-                       quiet=False)[0]
+                             quiet=False, one_shot=True)[0]
 
 
 class VART_OT_solve(bpy.types.Operator):
@@ -77,7 +77,8 @@ class VART_OT_solve(bpy.types.Operator):
         return support.object_mode(cls, context)
 
     def execute(self, context):
-        return support.apply(self, context, lambda lk: None, solve=True, quiet=False)[0]
+        return support.apply(self, context, lambda lk: None, solve=True, quiet=False,
+                             one_shot=True)[0]
 
 
 classes = (VART_OT_operate_joint, VART_OT_solve)

@@ -77,16 +77,19 @@ def report_status(op, scene, status) -> None:
     op.report({'WARNING'} if status.unmet or status.stuck else {'INFO'}, text)
 
 
-def apply(op, context, mutate, *, solve: bool = False, quiet: bool = True):
+def apply(op, context, mutate, *, solve: bool = False, quiet: bool = True,
+          one_shot: bool = False):
     """Run ``edits.edit(mutate)`` on the context's scene with its solver settings and return
     ``(result set, EditResult or None)``. If a solve ran (asked, or the edit moved a link),
     its status is stored; it is reported when goals are unmet, or always unless ``quiet``.
+    ``one_shot``: a solve the user asked for once (no time budget, see
+    :func:`vart_addon.shared.bridge_cache.solve_kw`).
     Errors become an error report and CANCELLED."""
     from ..bridge import edits
     scene = context.scene
     try:
         res = edits.edit(mutate, scene, solve=solve, bridge=bridge_for(scene),
-                         **solve_kw(scene))
+                         **solve_kw(scene, one_shot=one_shot))
     except ERRORS as e:
         op.report({'ERROR'}, str(e))
         return {'CANCELLED'}, None

@@ -31,8 +31,22 @@ def clear_bridge_cache() -> None:
     _bridge_cache.clear()
 
 
-def solve_kw(scene) -> dict:
+#: Iterations a one-shot solve (Operate Joint, Solve) may take at least: a big move must
+#: converge or stop improving, not stop at a drag's cap (story 2's 1.3 m trench needs 109).
+ONE_SHOT_ITERATIONS = 1000
+
+
+def solve_kw(scene, *, one_shot: bool = False) -> dict:
     """Keyword arguments of :func:`vart_addon.bridge.edits.edit` for a solve with the scene's
-    settings and gravity."""
+    settings and gravity. ``one_shot``: a solve the user asked for once (not a drag frame):
+    no time budget and at least :data:`ONE_SHOT_ITERATIONS`, so it ends converged or where it
+    stops improving."""
+    import dataclasses
+
     from ..properties import gravity_of, solver_settings
-    return {"settings": solver_settings(scene), "gravity": gravity_of(scene)}
+    settings = solver_settings(scene)
+    if one_shot:
+        settings = dataclasses.replace(
+            settings, max_ms=None,
+            max_iterations=max(settings.max_iterations, ONE_SHOT_ITERATIONS))
+    return {"settings": settings, "gravity": gravity_of(scene)}
