@@ -6,8 +6,11 @@ materials; and :class:`_Added`, what an import added to ``bpy.data`` (to remove 
   ``bpy.ops.wm.ply_import`` (forward Y, up Z: the file's coordinates as they are) and
   ``bpy.ops.wm.obj_import`` with ``forward_axis='Y', up_axis='Z'`` (its defaults, -Z forward
   and Y up, would turn the mesh a quarter turn: URDF meshes are in the link frame, z up, as
-  ROS reads them). Collada (``.dae``) uses ``bpy.ops.wm.collada_import`` where Blender still
-  has it (4.x; it was removed in 5.0). Several objects in one file are joined into one mesh.
+  ROS reads them). Several objects in one file are joined into one mesh.
+- Collada (``.dae``) is read with pycollada on every Blender (:mod:`vart_addon.formats.collada`:
+  node transforms and ``<unit meter>`` applied, ``<up_axis>`` ignored as RViz ignores it;
+  Blender 5.0 removed its own importer): one mesh, a material slot per Collada material with
+  its diffuse colour.
 - ``<box>``, ``<cylinder>`` (32 sides, axis z) and ``<sphere>`` (UV sphere) are generated
   meshes.
 """
@@ -19,6 +22,7 @@ import bmesh
 import bpy
 import numpy as np
 
+from ..formats.collada import ColladaError, read_collada
 from ..formats.urdf import files as urdf
 
 __all__ = ["primitive_mesh", "new_material", "mesh_importer", "read_mesh_file"]
@@ -100,10 +104,6 @@ class _MeshFailure(Exception):
     pass
 
 
-def _has_op(module: str, name: str) -> bool:
-    return name in dir(getattr(bpy.ops, module))
-
-
 def mesh_importer(ext: str):
     """``(operator, keyword arguments)`` that reads a mesh file of extension ``ext`` in the
     file's own coordinates (z up, no rotation, no unit scaling), or raises _MeshFailure."""
@@ -117,14 +117,38 @@ def mesh_importer(ext: str):
     if ext == ".ply":
         return bpy.ops.wm.ply_import, dict(forward_axis='Y', up_axis='Z', global_scale=1.0,
                                             use_scene_unit=False)
-    if ext == ".dae":
-        if _has_op("wm", "collada_import"):
-            return bpy.ops.wm.collada_import, dict(import_units=True)
-        raise _MeshFailure(f"Blender {bpy.app.version_string} cannot read Collada (.dae) "
-                           "files (removed in Blender 5.0); convert it to STL, OBJ or PLY")
     raise _MeshFailure(f"unsupported mesh format {ext or '(no extension)'!r} (vart reads "
-                       "STL, OBJ, PLY" + (", DAE" if _has_op("wm", "collada_import") else "")
-                       + ")")
+                       "STL, OBJ, PLY, DAE)")
+
+
+def collada_mesh(path: str) -> "bpy.types.Mesh":
+    """A new mesh of a ``.dae`` file's triangles (metres, the file's frame), a material slot
+    per Collada material (its diffuse colour, or an empty slot). Raises _MeshFailure."""
+    try:
+        parts = read_collada(path)
+    except ColladaError as e:
+        raise _MeshFailure(str(e)) from None
+    name = os.path.basename(path)
+    sizes = [len(p.vertices) for p in parts]
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    verts = np.concatenate([p.vertices for p in parts])
+    tris = np.concatenate([p.triangles + o for p, o in zip(parts, offsets)])
+    slot = np.concatenate([np.full(len(p.triangles), i, np.int32) for i, p in enumerate(parts)])
+    mesh = bpy.data.meshes.new(name)
+    mesh.vertices.add(len(verts))
+    mesh.vertices.foreach_set("co", verts.astype(np.float32).ravel())
+    mesh.loops.add(3 * len(tris))
+    mesh.loops.foreach_set("vertex_index", tris.astype(np.int32).ravel())
+    mesh.polygons.add(len(tris))
+    mesh.polygons.foreach_set("loop_start", np.arange(0, 3 * len(tris), 3, dtype=np.int32))
+    mesh.polygons.foreach_set("loop_total", np.full(len(tris), 3, np.int32))
+    mesh.polygons.foreach_set("material_index", slot)
+    for i, part in enumerate(parts):
+        mesh.materials.append(None if part.rgba is None else
+                              new_material(part.material or f"{name}_{i}", part.rgba))
+    mesh.validate()  # degenerate triangles of a file are dropped, not kept broken
+    mesh.update()
+    return mesh
 
 
 def read_mesh_file(path: str, context=None) -> "bpy.types.Mesh":
@@ -132,6 +156,8 @@ def read_mesh_file(path: str, context=None) -> "bpy.types.Mesh":
     file's coordinates; several objects are joined; object transforms applied). The objects
     the importer made are removed. Raises _MeshFailure."""
     ctx = context if context is not None else bpy.context
+    if os.path.splitext(path)[1].lower() == ".dae":
+        return collada_mesh(path)
     op, kw = mesh_importer(os.path.splitext(path)[1])
     added = _Added()
     try:
