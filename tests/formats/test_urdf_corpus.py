@@ -57,10 +57,11 @@ def test_every_link_pose_agrees_with_pinocchio(path):
                 free[j.name] = rng.uniform(max(lo, -math.pi), min(hi, math.pi))
         values = joint_values(robot, free)
         q = pin.neutral(model)
-        for jid in range(1, model.njoints):
-            jm, v = model.joints[jid], values.get(model.names[jid])
-            if v is None:
+        for name, v in values.items():  # by name: model.names (a std::vector<std::string>)
+            jid = model.getJointId(name)  # has no converter beside bpy 4.2's own boost
+            if v is None or jid >= model.njoints:  # a fixed joint is no pinocchio joint
                 continue
+            jm = model.joints[jid]
             if jm.nq == 2:  # an unbounded revolute: (cos, sin)
                 q[jm.idx_q:jm.idx_q + 2] = [math.cos(v), math.sin(v)]
             elif jm.nq == 1:
