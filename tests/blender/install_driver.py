@@ -88,18 +88,22 @@ def vart_named_leftovers() -> list[str]:
 
 
 def shipped_wheel() -> dict:
-    """Where Python finds the shipped pycollada wheel (``collada``), and whether it imports
-    and reads a Collada document, in this Blender's Python as it is now."""
+    """Where Blender installed the shipped pycollada wheel (``collada`` in the extensions'
+    own site-packages, ``<user extensions>/.local/lib/python3.X/site-packages``), and whether
+    ``collada`` imports and reads a Collada document in this Blender's Python as it is now.
+    (A dev venv may hold pycollada too: the installed file is what shows the wheel shipped.)"""
+    import glob
     import importlib
-    import importlib.util
-    spec = importlib.util.find_spec("collada")
-    found = {"origin": None if spec is None else spec.origin}
-    if spec is not None:
-        try:
-            collada = importlib.import_module("collada")
-            found["reads"] = type(collada.Collada()).__name__
-        except Exception as error:  # reported to the test, which fails on it
-            found["reads"] = f"error: {error!r}"
+    import os
+    local = os.path.join(bpy.utils.user_resource("EXTENSIONS"), ".local")
+    hits = glob.glob(os.path.join(local, "lib", "python*", "site-packages", "collada",
+                                  "__init__.py"))
+    found: dict = {"origin": hits[0] if hits else None}
+    try:
+        collada = importlib.import_module("collada")
+        found["reads"] = type(collada.Collada()).__name__
+    except Exception as error:  # reported to the test, which fails on it
+        found["reads"] = f"error: {error!r}"
     return found
 
 
