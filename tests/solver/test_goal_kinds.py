@@ -3,6 +3,7 @@ import copy
 import pickle
 
 import numpy as np
+import pytest
 
 from vart_addon.solver import Linkage, Settings, Solver, se3
 from vart_addon.solver import goal_kinds as GK
@@ -73,3 +74,23 @@ def test_changing_a_joints_layout_clears_exactly_its_configuration_goals():
     j = lk.joint("a_hinge")
     assert (j.lock_q, j.target_q, j.target_mask, j.posture_q, j.rest_q) == (None,) * 5
     assert j.stiffness == 0.0 and np.isinf(j.lower).all()
+
+
+def test_the_unmet_goal_named_is_the_one_of_its_kind_that_failed_in_a_mixed_level():
+    """Issue 19, item 14: one level (target) holding two kinds of goal, a joint target and a
+    link target; only the joint target is out of reach (its limit), and only it is named."""
+    lk = Linkage()
+    lk.add_link("arm", pose=se3.make_pose(None, [1, 0, 0]))
+    lk.add_link("hand", pose=se3.make_pose(None, [2, 0, 0]))
+    lk.add_joint("shoulder", "revolute", None, "arm", world_frame=se3.make_pose(None, [0, 0, 0]))
+    lk.add_joint("wrist", "prismatic", "arm", "hand", world_frame=se3.make_pose(None, [2, 0, 0]))
+    lk.set_limits("shoulder", [-0.1], [0.1])
+    lk.set_target("shoulder", [0.5])                       # beyond its limit: unmet
+    goal = lk.pose("hand").copy()
+    goal[:3, 3] += [0.0, 0.0, 0.3]                           # along the slide (z): reachable
+    lk.set_link_target("hand", goal, [False, False, True, False, False, False])
+    st = Solver(lk, Settings(tol=1e-10)).solve()
+    level = st.level(Level.TARGET)
+    assert [g.kind for g in level.unmet] == ["target"]
+    assert level.unmet == ["target of joint 'shoulder'"]
+    assert lk.pose("hand")[2, 3] == pytest.approx(goal[2, 3], abs=1e-8)  # the met one

@@ -311,3 +311,32 @@ def test_the_solver_api_refuses_the_same_magnitudes():
     with pytest.raises(VartError, match=r"beyond the 1e\+06 \(m, rad\) a scene can hold"):
         lk.set_q("j", [1e39])
     assert lk.joint("j").q.tolist() == [0.0]
+
+
+# ---- issue 19, item 15: scene validation no test checked -----------------------------------
+@pytest.mark.parametrize("leader, problem", [
+    ("ball", "joint 'ball' cannot be a leader here (it must be another 1-DoF joint)"),
+    ("slide", "joint 'slide' cannot be a leader here (it must be another 1-DoF joint)"),
+    ("nobody", "no joint named 'nobody'"),
+])
+def test_a_mimic_leader_of_several_dof_itself_or_missing_is_refused(leader, problem):
+    base, a, b = new("Base"), new("A"), new("B")
+    for ob in (base, a, b):
+        write_link(ob)
+    write_joint(a, "slide", "prismatic", base)
+    write_joint(b, "ball", "spherical", base)
+    a["vart"]["joints"]["slide"]["mimic"] = {"leader": leader, "multiplier": 1.0,
+                                             "offset": 0.0}
+    with pytest.raises(SchemaError) as e:
+        read_scene([base, a, b])
+    assert str(e.value).startswith("object 'A': ")
+    assert '["slide"]["mimic"]["leader"]' in str(e.value) and problem in str(e.value)
+
+
+@pytest.mark.parametrize("value", [3.0, "deck", [1, 2]])
+def test_a_link_entry_that_is_not_a_group_is_refused_naming_it(value):
+    ob = new("Deck")
+    write_link(ob)
+    ob["vart"]["link"] = value
+    with pytest.raises(SchemaError, match=r"^object 'Deck': \[\"vart\"\]\[\"link\"\]"):
+        read_object(ob)
