@@ -497,3 +497,27 @@ def test_esc_stops_a_bake_cleanly_and_the_progress_shows(vart_registered):
     assert scene.vart.bake_summary.startswith("Baked frames 1-40")
     assert scene.frame_current == 7
     assert len(fcurves_of(obs["coupler"])) > keys["coupler"]  # now keyed
+
+
+@pytest.mark.parametrize("kind", ["VERTEX", "VERTEX_3"])
+def test_a_link_hanging_from_a_link_through_a_vertex_parent_is_refused(kind):
+    """Issue 19, item 12: the bake's refusal of a link parented through a vertex (or bone)
+    parent, with nothing keyed and the frame kept."""
+    from vart_addon.bridge import BridgeError
+    obs, t2 = parented_fourbar()
+    scene = bpy.context.scene
+    crank = obs["crank"]
+    A.key_channels(crank, q_data_path("A"), 1)
+    crank["vart"]["joints"]["A"]["q"] = [t2 + math.radians(10)]
+    A.key_channels(crank, q_data_path("A"), 5)
+    coupler = obs["coupler"]
+    coupler.parent_type = kind
+    coupler.parent_vertices = (0, 1, 2)
+    bpy.context.view_layer.update()
+    scene.frame_set(3)
+    curves = {n: len(fcurves_of(ob)) for n, ob in obs.items()}
+    with pytest.raises(BridgeError, match=f"link 'coupler' hangs from link 'crank' through a "
+                                          f"{kind.lower()} parent"):
+        BK.bake(scene, 1, 5, settings=TIGHT)
+    assert {n: len(fcurves_of(ob)) for n, ob in obs.items()} == curves
+    assert scene.frame_current == 3
