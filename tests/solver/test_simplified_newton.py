@@ -82,3 +82,27 @@ def test_settings_replaced_between_solves_rule_every_step(vh):
     fb.lk.set_target("crank", [math.radians(1.0)])
     status = solver.solve()
     assert status.converged and status.simplified == 0
+
+
+def test_a_tree_limit_crossed_inside_a_step_is_held_by_every_path(vh):
+    """Issue 19, item 13: the foot dragged in a circle through poses that need the knee past
+    its limits: whether the steps are simplified Newton steps (a kept factorization) or full
+    stacked steps, the knee never leaves its limits, stops at them, and both paths agree."""
+    def drag(simplified):
+        lk = vh.two_link(q=(0.3, 0.6))
+        lk.set_limits("knee", [0.2], [1.0])
+        solver = Solver(lk, Settings(tol=1e-10, simplified_newton=simplified))
+        knees = []
+        for k in range(24):
+            a = 2 * math.pi * k / 24
+            T = vh.planar_pose(1.2 + 0.6 * math.cos(a), 0.6 * math.sin(a))
+            lk.set_link_target("foot", T, [True, True, False, False, False, False])
+            solver.solve()
+            knee = float(lk.joint("knee").q[0])
+            assert 0.2 - 1e-12 <= knee <= 1.0 + 1e-12, (simplified, k, knee)
+            knees.append(knee)
+        return np.array(knees)
+
+    fast, full = drag(True), drag(False)
+    assert fast.min() == pytest.approx(0.2, abs=1e-9) or fast.max() == pytest.approx(1.0, abs=1e-9)
+    np.testing.assert_allclose(fast, full, atol=1e-6)
