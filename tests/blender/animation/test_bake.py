@@ -521,3 +521,33 @@ def test_a_link_hanging_from_a_link_through_a_vertex_parent_is_refused(kind):
         BK.bake(scene, 1, 5, settings=TIGHT)
     assert {n: len(fcurves_of(ob)) for n, ob in obs.items()} == curves
     assert scene.frame_current == 3
+
+
+def test_a_bake_refusing_an_animated_structure_leaves_the_bridge_as_it_was():
+    """Issue 19, item 11: the bake aborted because a joint's frame is keyed to change (the
+    structure is animated): nothing keyed, the frame kept, and the bridge released: its
+    linkage free of the bake's goals and in step with the scene, solving as before."""
+    obs, t2 = parented_fourbar()
+    scene = bpy.context.scene
+    crank = obs["crank"]
+    A.key_channels(crank, q_data_path("A"), 1)
+    crank["vart"]["joints"]["A"]["q"] = [t2 + math.radians(10)]
+    A.key_channels(crank, q_data_path("A"), 5)
+    coupler = obs["coupler"]
+    group = coupler["vart"]["joints"]["B"]
+    path = q_data_path("B")[:-len('["q"]')] + '["pitch"]'  # a structure field, keyed to change
+    coupler.keyframe_insert(data_path=path, frame=1)
+    group["pitch"] = 0.5
+    coupler.keyframe_insert(data_path=path, frame=3)
+    group["pitch"] = 0.0
+    scene.frame_set(1)
+    bridge = SceneBridge(scene)
+    bridge.sync()
+    curves = {n: len(fcurves_of(ob)) for n, ob in obs.items()}
+    with pytest.raises(BK.BakeError, match="the mechanism's structure is animated"):
+        BK.bake(scene, 1, 5, settings=TIGHT, bridge=bridge)
+    assert scene.frame_current == 1
+    assert {n: len(fcurves_of(ob)) for n, ob in obs.items()} == curves
+    assert bridge.linkage is None or (bridge.linkage.joint("A").target_q is None
+                                      and bridge.sync() is False)
+    assert bridge.solve().converged
