@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 
 from vart_addon.formats.urdf.files import joint_values
+from vart_addon.formats.urdf.model import ONE_DOF_TYPES
 from vart_addon.formats.urdf.start import allowed
 
 #: Where example-robot-data (a dev dependency) installs its robots.
 ROBOTS = Path(sysconfig.get_paths()["purelib"]) / "cmeel.prefix" / "share" / \
     "example-robot-data" / "robots"
-ONE_DOF = ("revolute", "continuous", "prismatic")
 
 
 def random_free_values(robot, rng) -> dict:
@@ -21,7 +21,7 @@ def random_free_values(robot, rng) -> dict:
     mimic followers' limits allow (and within +-pi)."""
     free = {}
     for j in robot.joints:
-        if j.type in ONE_DOF and j.mimic is None:
+        if j.type in ONE_DOF_TYPES and j.mimic is None:
             lo, hi, _ = allowed(robot, j)
             free[j.name] = float(rng.uniform(max(lo, -math.pi), min(hi, math.pi)))
     return free

@@ -16,22 +16,20 @@ stays here; :data:`SLOTTED_FROM` and :data:`ENSURE_GROUP_FROM` are the two versi
 """
 from __future__ import annotations
 
+import bpy
+
 from .schema import q_data_path
 
 #: The first Blender with slotted actions (layers, strips, channelbags, ``action_slot``).
 SLOTTED_FROM = (4, 4, 0)
 #: The first Blender whose ``Action.fcurve_ensure_for_datablock`` takes ``group_name``.
 ENSURE_GROUP_FROM = (5, 0, 0)
-
-
-def _blender_at_least(version: tuple) -> bool:
-    import bpy
-    return tuple(bpy.app.version) >= version
+_VERSION = tuple(bpy.app.version)  # of the running Blender: asked once, not per F-curve
 
 
 def slotted_actions() -> bool:
     """True if this Blender's actions are slotted (4.4 and newer)."""
-    return _blender_at_least(SLOTTED_FROM)
+    return _VERSION >= SLOTTED_FROM
 
 
 def _channelbags(idblock) -> list:
@@ -119,12 +117,11 @@ def ensure_fcurve(idblock, data_path: str, index: int = 0, group: str = ""):
         return fc
     ad = idblock.animation_data or idblock.animation_data_create()
     if ad.action is None:
-        import bpy
         ad.action = bpy.data.actions.new(f"{idblock.name}Action")
     action = ad.action
     if not slotted_actions():
         return action.fcurves.new(data_path, index=index, action_group=group)
-    if _blender_at_least(ENSURE_GROUP_FROM):
+    if _VERSION >= ENSURE_GROUP_FROM:
         return action.fcurve_ensure_for_datablock(idblock, data_path, index=index,
                                                   group_name=group)
     fc = action.fcurve_ensure_for_datablock(idblock, data_path, index=index)

@@ -21,7 +21,6 @@
   indicator; frames where goals were unmet are reported and listed in the Vart status.
 """
 
-import dataclasses
 import time
 
 import bpy
@@ -377,13 +376,10 @@ class VART_OT_bake(bpy.types.Operator):
     def _start(self, context):
         """Begin the bake (its checks run here) and the progress bar."""
         from ..animation.bake import bake_steps
-        from ..properties import gravity_of, solver_settings
         scene = context.scene
         self._steps = bake_steps(scene, self.frame_start, self.frame_end,
                                  bridge=bridge_cache.bridge_for(scene),
-                                 settings=dataclasses.replace(solver_settings(scene),
-                                                              max_ms=None),
-                                 gravity=gravity_of(scene))
+                                 **bridge_cache.solve_kw(scene, bake=True))
         self._done, self._total = next(self._steps)  # the first frame, or the bake's errors
         context.window_manager.progress_begin(0, self._total)
 
@@ -433,18 +429,16 @@ class VART_OT_bake(bpy.types.Operator):
 
     def execute(self, context):
         from ..animation.bake import bake
-        from ..properties import gravity_of, solver_settings
         self._defaults(context)
         scene = context.scene
-        settings = dataclasses.replace(solver_settings(scene), max_ms=None)
         wm = context.window_manager
         n = max(self.frame_end - self.frame_start + 1, 1)
         wm.progress_begin(0, n)
         try:
             res = bake(scene, self.frame_start, self.frame_end,
-                       bridge=bridge_cache.bridge_for(scene), settings=settings,
-                       gravity=gravity_of(scene),
-                       progress=lambda done, total: wm.progress_update(done))
+                       bridge=bridge_cache.bridge_for(scene),
+                       progress=lambda done, total: wm.progress_update(done),
+                       **bridge_cache.solve_kw(scene, bake=True))
         except support.ERRORS as e:
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}

@@ -169,10 +169,8 @@ class VART_OT_import_trajectory(bpy.types.Operator, ImportHelper):  # type: igno
         return super().invoke(context, event)
 
     def execute(self, context):
-        import dataclasses
 
         from ..io_trajectory import import_trajectory
-        from ..properties import gravity_of, solver_settings
         self._defaults(context)
         if not self.filepath or os.path.isdir(self.filepath):
             self.report({'ERROR'}, f"choose a trajectory file ({TIO.extensions_text()})")
@@ -190,9 +188,8 @@ class VART_OT_import_trajectory(bpy.types.Operator, ImportHelper):  # type: igno
         try:
             res = import_trajectory(
                 scene, self.filepath, start_frame=self.start_frame, bake=self.bake,
-                bridge=bridge_cache.bridge_for(scene),
-                settings=dataclasses.replace(solver_settings(scene), max_ms=None),
-                gravity=gravity_of(scene), progress=progress)
+                bridge=bridge_cache.bridge_for(scene), progress=progress,
+                **bridge_cache.solve_kw(scene, bake=True))
         except support.ERRORS as e:
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}

@@ -6,6 +6,8 @@ changes), so every operator, panel and example asks for the scene's bridge here.
 """
 from __future__ import annotations
 
+import dataclasses
+
 from ..bridge import SceneBridge, scene_key
 
 #: The one cached bridge, keyed by its scene's ``scene_key`` (session uid). Cleared on
@@ -36,17 +38,18 @@ def clear_bridge_cache() -> None:
 ONE_SHOT_ITERATIONS = 1000
 
 
-def solve_kw(scene, *, one_shot: bool = False) -> dict:
-    """Keyword arguments of :func:`vart_addon.bridge.edits.edit` for a solve with the scene's
-    settings and gravity. ``one_shot``: a solve the user asked for once (not a drag frame):
-    no time budget and at least :data:`ONE_SHOT_ITERATIONS`, so it ends converged or where it
-    stops improving."""
-    import dataclasses
-
+def solve_kw(scene, *, one_shot: bool = False, bake: bool = False) -> dict:
+    """``settings`` and ``gravity`` of a solve with the scene's settings (keyword arguments of
+    :func:`vart_addon.bridge.edits.edit`, and of the bake). ``one_shot``: a solve the user
+    asked for once (not a drag frame): no time budget and at least
+    :data:`ONE_SHOT_ITERATIONS`, so it ends converged or where it stops improving. ``bake``:
+    each frame of a bake: no time budget, the scene's iterations."""
     from ..properties import gravity_of, solver_settings
     settings = solver_settings(scene)
     if one_shot:
         settings = dataclasses.replace(
             settings, max_ms=None,
             max_iterations=max(settings.max_iterations, ONE_SHOT_ITERATIONS))
+    elif bake:
+        settings = dataclasses.replace(settings, max_ms=None)
     return {"settings": settings, "gravity": gravity_of(scene)}

@@ -59,10 +59,10 @@ class GoalKind:
     q_fields: tuple[str, ...] = ()
     fields: tuple[str, ...] = ()
 
-    def goal_id(self, obj) -> GoalId:
-        """The :class:`GoalId` of this goal on ``obj`` (a joint or link)."""
-        return GoalId(self.name, obj.label() if hasattr(obj, "label") else f"link {obj.name!r}",
-                      self.level)
+    def goal_id(self, joint) -> GoalId:
+        """The :class:`GoalId` of this goal on ``joint`` (a link's goals are its root
+        joint's: ``linkage.roots[link]``)."""
+        return GoalId(self.name, joint.label(), self.level)
 
 
 # ---- batch builders ---------------------------------------------------------------------------

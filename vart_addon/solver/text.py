@@ -10,6 +10,8 @@ import json
 import math
 import numbers
 
+import numpy as np
+
 
 def plain(value):
     """``value`` with numpy scalars turned into the Python ``bool``, ``int`` or ``float`` of the
@@ -39,7 +41,7 @@ def float32_text(value: float) -> str:
     x = float(value)
     if not math.isfinite(x):
         return repr(x)
-    import numpy as np  # numpy's shortest round-trip for float32 (Dragon4), not its repr
+    # numpy's shortest round trip for float32 (Dragon4), not its repr
     return np.format_float_positional(np.float32(x), unique=True, trim="-") if abs(x) < 1e16 \
         else np.format_float_scientific(np.float32(x), unique=True, trim="-")
 

@@ -305,6 +305,22 @@ def parented_fourbar(opkit=None):
 fourbar_angles = BS.fourbar_angles
 
 
+def keyed_fourbar(last: int, degrees: float) -> dict:
+    """The parented four-bar with the crank's joint A keyed from its value at frame 1 to
+    ``degrees`` more at frame ``last``; its objects by link name."""
+    obs, t2 = parented_fourbar()
+    crank = obs["crank"]
+    A.key_channels(crank, q_data_path("A"), 1)
+    crank["vart"]["joints"]["A"]["q"] = [t2 + math.radians(degrees)]
+    A.key_channels(crank, q_data_path("A"), last)
+    return obs
+
+
+def curve_counts(obs) -> dict:
+    """How many F-curves each object has (unchanged counts: nothing was keyed)."""
+    return {n: len(fcurves_of(ob)) for n, ob in obs.items()}
+
+
 def test_bake_keys_parented_links_in_their_parents_space_in_every_rotation_mode(opkit):
     obs, t2 = parented_fourbar(opkit)
     scene = bpy.context.scene
@@ -396,12 +412,9 @@ def test_an_animated_link_location_is_a_position_target_and_its_keys_stay():
 
 # ---- the user's frame is kept -----------------------------------------------------------------
 def test_a_bake_that_fails_while_keying_leaves_the_scene_on_the_users_frame(monkeypatch):
-    obs, t2 = parented_fourbar()
+    obs = keyed_fourbar(9, 20)
     scene = bpy.context.scene
     crank = obs["crank"]
-    A.key_channels(crank, q_data_path("A"), 1)
-    crank["vart"]["joints"]["A"]["q"] = [t2 + math.radians(20)]
-    A.key_channels(crank, q_data_path("A"), 9)
     scene.frame_set(4, subframe=0.25)
     keys_before = {fc.data_path: len(fc.keyframe_points) for fc in fcurves_of(crank)}
 
@@ -463,14 +476,10 @@ def test_esc_stops_a_bake_cleanly_and_the_progress_shows(vart_registered):
     """Issue 19, item 10: a long bake shows progress and Esc stops it with nothing keyed,
     the bridge released and the user's frame restored; left alone, it finishes."""
     import types
-    obs, t2 = parented_fourbar()
+    obs = keyed_fourbar(40, 20)
     scene = bpy.context.scene
-    crank = obs["crank"]
-    A.key_channels(crank, q_data_path("A"), 1)
-    crank["vart"]["joints"]["A"]["q"] = [t2 + math.radians(20)]
-    A.key_channels(crank, q_data_path("A"), 40)
     scene.frame_set(7)
-    keys = {n: len(fcurves_of(ob)) for n, ob in obs.items()}
+    keys = curve_counts(obs)
     timer, esc = types.SimpleNamespace(type='TIMER'), types.SimpleNamespace(type='ESC')
 
     ctx, progress, headers = _window_context()
@@ -482,7 +491,7 @@ def test_esc_stops_a_bake_cleanly_and_the_progress_shows(vart_registered):
     assert progress[-1] == ("end",) and headers[-1] is None
     assert "nothing was keyed" in op.reports[-1][1]
     assert scene.frame_current == 7
-    assert {n: len(fcurves_of(ob)) for n, ob in obs.items()} == keys  # nothing keyed
+    assert curve_counts(obs) == keys  # nothing keyed
 
     ctx, progress, headers = _window_context()
     op = _ModalOp(1, 40)
@@ -504,22 +513,18 @@ def test_a_link_hanging_from_a_link_through_a_vertex_parent_is_refused(kind):
     """Issue 19, item 12: the bake's refusal of a link parented through a vertex (or bone)
     parent, with nothing keyed and the frame kept."""
     from vart_addon.bridge import BridgeError
-    obs, t2 = parented_fourbar()
+    obs = keyed_fourbar(5, 10)
     scene = bpy.context.scene
-    crank = obs["crank"]
-    A.key_channels(crank, q_data_path("A"), 1)
-    crank["vart"]["joints"]["A"]["q"] = [t2 + math.radians(10)]
-    A.key_channels(crank, q_data_path("A"), 5)
     coupler = obs["coupler"]
     coupler.parent_type = kind
     coupler.parent_vertices = (0, 1, 2)
     bpy.context.view_layer.update()
     scene.frame_set(3)
-    curves = {n: len(fcurves_of(ob)) for n, ob in obs.items()}
+    curves = curve_counts(obs)
     with pytest.raises(BridgeError, match=f"link 'coupler' hangs from link 'crank' through a "
                                           f"{kind.lower()} parent"):
         BK.bake(scene, 1, 5, settings=TIGHT)
-    assert {n: len(fcurves_of(ob)) for n, ob in obs.items()} == curves
+    assert curve_counts(obs) == curves
     assert scene.frame_current == 3
 
 
@@ -527,12 +532,8 @@ def test_a_bake_refusing_an_animated_structure_leaves_the_bridge_as_it_was():
     """Issue 19, item 11: the bake aborted because a joint's frame is keyed to change (the
     structure is animated): nothing keyed, the frame kept, and the bridge released: its
     linkage free of the bake's goals and in step with the scene, solving as before."""
-    obs, t2 = parented_fourbar()
+    obs = keyed_fourbar(5, 10)
     scene = bpy.context.scene
-    crank = obs["crank"]
-    A.key_channels(crank, q_data_path("A"), 1)
-    crank["vart"]["joints"]["A"]["q"] = [t2 + math.radians(10)]
-    A.key_channels(crank, q_data_path("A"), 5)
     coupler = obs["coupler"]
     group = coupler["vart"]["joints"]["B"]
     path = q_data_path("B")[:-len('["q"]')] + '["pitch"]'  # a structure field, keyed to change
@@ -543,11 +544,11 @@ def test_a_bake_refusing_an_animated_structure_leaves_the_bridge_as_it_was():
     scene.frame_set(1)
     bridge = SceneBridge(scene)
     bridge.sync()
-    curves = {n: len(fcurves_of(ob)) for n, ob in obs.items()}
+    curves = curve_counts(obs)
     with pytest.raises(BK.BakeError, match="the mechanism's structure is animated"):
         BK.bake(scene, 1, 5, settings=TIGHT, bridge=bridge)
     assert scene.frame_current == 1
-    assert {n: len(fcurves_of(ob)) for n, ob in obs.items()} == curves
+    assert curve_counts(obs) == curves
     assert bridge.linkage is None or (bridge.linkage.joint("A").target_q is None
                                       and bridge.sync() is False)
     assert bridge.solve().converged

@@ -18,11 +18,10 @@ import math
 import os
 
 from ...solver.errors import VartError
-from .model import Robot
+from .model import ONE_DOF_TYPES, Robot
 
 #: The start choices, in the order a user interface lists them.
 START_CHOICES = ("zero", "middle")
-_ONE_DOF = ("revolute", "continuous", "prismatic")
 
 
 def _limits(joint) -> tuple[float, float]:
@@ -74,7 +73,7 @@ def start_values(robot: Robot, start: str = "zero") -> tuple[dict[str, float], l
     values: dict[str, float] = {}
     warnings: list[str] = []
     for j in robot.joints:
-        if j.type not in _ONE_DOF or j.mimic is not None:
+        if j.type not in ONE_DOF_TYPES or j.mimic is not None:
             continue
         lo, hi, said = allowed(robot, j)
         warnings += said
@@ -93,7 +92,7 @@ def start_from_file(robot: Robot, path) -> tuple[dict[str, float], list[str]]:
     (which follow their leader), are passed over with a warning. VartError naming the file for
     a file that cannot be read or matches none of the robot's joints."""
     from ..trajectory import files as trajectory_files
-    free = sorted(j.name for j in robot.joints if j.type in _ONE_DOF and j.mimic is None)
+    free = sorted(j.name for j in robot.joints if j.type in ONE_DOF_TYPES and j.mimic is None)
     kinds = {j.name: "linear" if j.type == "prismatic" else "angular" for j in robot.joints}
     try:
         fmt = trajectory_files.format_of(path)
@@ -110,7 +109,7 @@ def start_from_file(robot: Robot, path) -> tuple[dict[str, float], list[str]]:
     by_name = {j.name: j for j in robot.joints}
     for k, name in enumerate(traj.joint_names):
         j = by_name.get(name)
-        if j is None or j.type not in _ONE_DOF:
+        if j is None or j.type not in ONE_DOF_TYPES:
             unknown.append(name)
         elif j.mimic is not None:
             followers.append(name)
