@@ -219,3 +219,14 @@ def animates(fc) -> bool:
     """True if Blender applies ``fc`` when it evaluates the animation: not muted, a valid
     path, and keys or modifiers that give it values."""
     return bool(not fc.mute and fc.is_valid and (len(fc.keyframe_points) or len(fc.modifiers)))
+
+
+def remove_fcurve(idblock, fc) -> None:
+    """Remove F-curve ``fc`` from ``idblock``'s action (its channelbag with slotted actions)."""
+    if not slotted_actions():
+        idblock.animation_data.action.fcurves.remove(fc)
+        return
+    for bag in _channelbags(idblock):
+        if fc in list(bag.fcurves):
+            bag.fcurves.remove(fc)
+            return
