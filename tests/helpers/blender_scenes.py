@@ -20,7 +20,10 @@ import numpy as np
 from mathutils import Matrix
 
 import vart_bench as vb  # bench/vart_bench.py: on sys.path in the tests (pyproject) and the bench
+from vart_addon.bridge import animation as A  # noqa: E402
+from vart_addon.bridge import fcurves_of, q_data_path  # noqa: E402
 from vart_addon.bridge import schema as S  # noqa: E402
+from vart_addon.solver import Settings  # noqa: E402
 
 
 def scene_from_linkage(lk, collection=None, *, virtual=lambda name: False,
@@ -187,3 +190,23 @@ def parented_fourbar(settings=None):
     br.solve(settings)
     br.write_back()
     return {"crank": crank, "coupler": coupler, "rocker": rocker}, t2
+
+
+#: Tight solver settings for scenes whose poses tests compare closely.
+TIGHT = Settings(tol=1e-10, max_iterations=200)
+
+
+def keyed_fourbar(last: int, degrees: float) -> dict:
+    """The parented four-bar with the crank's joint A keyed from its value at frame 1 to
+    ``degrees`` more at frame ``last``; its objects by link name."""
+    obs, t2 = parented_fourbar(TIGHT)
+    crank = obs["crank"]
+    A.key_channels(crank, q_data_path("A"), 1)
+    crank["vart"]["joints"]["A"]["q"] = [t2 + math.radians(degrees)]
+    A.key_channels(crank, q_data_path("A"), last)
+    return obs
+
+
+def curve_counts(obs) -> dict:
+    """How many F-curves each object has (unchanged counts: nothing was keyed)."""
+    return {n: len(fcurves_of(ob)) for n, ob in obs.items()}

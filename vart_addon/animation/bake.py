@@ -11,7 +11,9 @@ frame (:mod:`.keying`).
 2. Each frame: ``scene.frame_set``, the inputs become goals, the solver runs warm-started
    from the previous frame's solution, and every link's pose and every joint's q are
    collected (nothing is written to the scene while it runs: a failure keys nothing).
-3. Keys are written in bulk per F-curve: every link's location and rotation channel, every
+3. The bake takes over its range (:mod:`.bake_record`): keys of earlier bakes it overlaps
+   are removed over their whole range, and its range is recorded.
+4. Keys are written in bulk per F-curve: every link's location and rotation channel, every
    joint's q, in curves of the BAKE_GROUP; input curves whose goal held stay as the user
    made them (:mod:`.bake_keys`).
 
@@ -36,6 +38,7 @@ from ..shared.frames import kept_frame
 from ..solver import Settings, VartError
 from .bake_inputs import TARGET, find_inputs
 from .bake_keys import Keyer, write_baked
+from .bake_record import claim
 from .bake_result import BakeError, BakeResult
 
 BAKE_GROUP = A.BAKE_GROUP
@@ -200,6 +203,7 @@ def bake_steps(scene=None, frame_start=None, frame_end=None, *,
             if bridge.solver is not None:
                 bridge.solver.settings = old_settings
             _release(bridge, lk, data, inputs, checkpoint)
+        res.others = claim(scene, start, end, list(obs.values()))
         write_baked(res, obs, names, T_out, q_out, jlist, data, inputs, keyers, start)
     res.total_ms = (time.perf_counter() - t_start) * 1e3
     return res

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from ..bridge import BridgeError
 from ..solver import LevelStatus, SolveStatus
 from ..solver.levels import LEVEL_NAMES, Level, level_of
+from .bake_record import describe
 
 
 class BakeError(BridgeError):
@@ -41,7 +42,8 @@ class BakeResult:
     limit, lock and target levels); ``stuck``: frame -> joints no DoF could move;
     ``statuses``: the SolveStatus of every frame; ``kept``: input curves left as they were
     (``"object: data_path[index]"``); ``input_error``: per input goal, its largest error
-    over the frames; ``curves`` / ``keys``: F-curves and keys written."""
+    over the frames; ``curves`` / ``keys``: F-curves and keys written; ``others``: the
+    ranges of earlier bakes this one did not overlap, whose keys remain."""
 
     frame_start: int
     frame_end: int
@@ -57,6 +59,7 @@ class BakeResult:
     keys: int = 0
     solve_ms: float = 0.0
     total_ms: float = 0.0
+    others: list = field(default_factory=list)
 
     @property
     def frames(self) -> int:
@@ -79,6 +82,8 @@ class BakeResult:
         head = (f"Baked frames {self.frame_start}-{self.frame_end} ({self.frames} frames, "
                 f"{self.fps:.0f}/s): {self.links} links and {self.joints} joint values, "
                 f"{self.keys} keys in {self.curves} F-curves")
+        if self.others:
+            head += f"; keys of earlier bakes remain on frames {describe(self.others)}"
         goals = self.goals_unmet()
         if not goals:
             return head

@@ -18,6 +18,7 @@ import pytest
 
 import blender_scenes as BS  # noqa: E402
 from vart_addon.animation import bake as BK  # noqa: E402
+from vart_addon.animation import bake_record as BR  # noqa: E402
 from vart_addon.animation import keying as KP  # noqa: E402
 from vart_addon.bridge import SceneBridge, fcurves_of, q_data_path  # noqa: E402
 from vart_addon.bridge import animation as A  # noqa: E402
@@ -128,21 +129,37 @@ def test_bake_of_a_keyframed_virtual_joint_closes_the_feet_at_every_frame():
 
 
 @needs_bench
-def test_rebaking_replaces_the_baked_keys_in_range_and_keeps_the_rest():
+def test_rebaking_part_of_a_bake_takes_it_over_and_a_separate_bake_is_kept_and_reported():
+    """A bake owns its range: re-baking 5-8 of a bake of 1-12 removes that bake's keys on
+    1-4 and 9-12 (they would be exported as if current); a bake of 20-22 overlaps nothing, so
+    5-8 stays and the result says so."""
     prob, obs, q0 = hexapod_with_tilt((1, 12))
     scene = bpy.context.scene
     BK.bake(scene, 1, 12, settings=TIGHT)
     fc = A.find_fcurve(obs["leg0_l2"], "location", 0)
     first = [tuple(k.co) for k in fc.keyframe_points]
+    assert [c[0] for c in first] == list(range(1, 13))
     res = BK.bake(scene, 5, 8, settings=TIGHT)
-    assert res.unmet == {}
+    assert res.unmet == {} and res.others == []
+    assert BR.baked_ranges(scene) == [(5, 8)]
+    fc = A.find_fcurve(obs["leg0_l2"], "location", 0)
     again = [tuple(k.co) for k in fc.keyframe_points]
-    assert [c[0] for c in again] == list(range(1, 13))
-    assert again[:4] == first[:4] and again[8:] == first[8:]
-    np.testing.assert_allclose(np.array(again), np.array(first), atol=1e-6)
-    for f in (4, 5, 8, 9):
+    assert [c[0] for c in again] == [5, 6, 7, 8]
+    # each frame's pose depends on the previous one's only: the same keys as before
+    np.testing.assert_allclose(np.array(again), np.array(first[4:8]), atol=1e-6)
+    for ob in obs.values():
+        for c in fcurves_of(ob):
+            if A.group_of(c) == A.BAKE_GROUP:
+                assert {round(k.co[0]) for k in c.keyframe_points} == {5, 6, 7, 8}, c.data_path
+    for f in (5, 8):
         scene.frame_set(f)
         check_frame(scene)
+    res = BK.bake(scene, 20, 22, settings=TIGHT)
+    assert res.others == [(5, 8)]
+    assert "keys of earlier bakes remain on frames 5-8" in res.summary()
+    assert BR.baked_ranges(scene) == [(5, 8), (20, 22)]
+    assert BR.uncovered(scene, 1, 25) == [(1, 4), (9, 19), (23, 25)]
+    assert BR.uncovered(scene, 5, 8) == [] and BR.uncovered(scene, 20, 21) == []
 
 
 @needs_bench
@@ -305,20 +322,8 @@ def parented_fourbar(opkit=None):
 fourbar_angles = BS.fourbar_angles
 
 
-def keyed_fourbar(last: int, degrees: float) -> dict:
-    """The parented four-bar with the crank's joint A keyed from its value at frame 1 to
-    ``degrees`` more at frame ``last``; its objects by link name."""
-    obs, t2 = parented_fourbar()
-    crank = obs["crank"]
-    A.key_channels(crank, q_data_path("A"), 1)
-    crank["vart"]["joints"]["A"]["q"] = [t2 + math.radians(degrees)]
-    A.key_channels(crank, q_data_path("A"), last)
-    return obs
-
-
-def curve_counts(obs) -> dict:
-    """How many F-curves each object has (unchanged counts: nothing was keyed)."""
-    return {n: len(fcurves_of(ob)) for n, ob in obs.items()}
+keyed_fourbar = BS.keyed_fourbar
+curve_counts = BS.curve_counts
 
 
 def test_bake_keys_parented_links_in_their_parents_space_in_every_rotation_mode(opkit):
