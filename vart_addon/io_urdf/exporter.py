@@ -46,7 +46,8 @@ from ..solver import VartError
 from .errors import IoError
 from .importer import MISSING_KEY, SOURCE_KEY, read_source
 
-__all__ = ["export_urdf", "ExportResult", "robot_components"]
+__all__ = ["export_urdf", "ExportResult", "robot_components", "depsgraph_of", "geometry_objects",
+           "mesh_in_frame"]
 
 _GEOMETRY_TYPES = ('MESH', 'CURVE', 'SURFACE', 'FONT', 'META')
 
@@ -92,15 +93,15 @@ def export_urdf(path, *, context=None, scene=None, name: str | None = None,
     template = _template(obs, real, folder, warnings)
     robot_name = name or (template.name if template is not None and template.name else stem)
 
-    depsgraph = _depsgraph(ctx, scene)
+    depsgraph = depsgraph_of(ctx, scene)
     visuals, files, used = {}, [], set()
     for n in real:
         ob = obs[n]
         T = P.rigid_and_scale(P.observe(ob), n)[0]
-        geo = _geometry_objects(ob, warnings)
+        geo = geometry_objects(ob, warnings)
         vis = []
         for g in geo:
-            tri_v, tri_i = _mesh_in_frame(g, depsgraph, T)
+            tri_v, tri_i = mesh_in_frame(g, depsgraph, T)
             if len(tri_i) == 0:
                 continue
             base = _safe(n) if len(geo) == 1 else f"{_safe(n)}__{_safe(g.name)}"
@@ -171,14 +172,16 @@ def _only(lk, names: set):
 
 
 # ---- geometry ---------------------------------------------------------------------------------
-def _depsgraph(ctx, scene):
+def depsgraph_of(ctx, scene):
+    """The updated depsgraph of ``scene`` (the context's view layer when it shows that scene,
+    else the scene's first): what evaluated meshes are read from."""
     vl = ctx.view_layer if ctx.scene == scene and ctx.view_layer is not None \
         else scene.view_layers[0]
     vl.update()
     return vl.depsgraph
 
 
-def _geometry_objects(link_ob, warnings) -> list:
+def geometry_objects(link_ob, warnings) -> list:
     """The link object (if it has geometry) and its non-link descendants with geometry."""
     out = [link_ob] if link_ob.type in _GEOMETRY_TYPES else []
     stack = list(link_ob.children)
@@ -195,7 +198,7 @@ def _geometry_objects(link_ob, warnings) -> list:
     return out
 
 
-def _mesh_in_frame(ob, depsgraph, T_link):
+def mesh_in_frame(ob, depsgraph, T_link):
     """Evaluated triangles of ``ob`` in the link frame ``T_link``: (vertices n x 3, triangle
     indices m x 3). Mirrored transforms keep outward normals (winding reversed)."""
     ev = ob.evaluated_get(depsgraph)
