@@ -230,3 +230,31 @@ def remove_fcurve(idblock, fc) -> None:
         if fc in list(bag.fcurves):
             bag.fcurves.remove(fc)
             return
+
+
+def copy_fcurve(fc, idblock, data_path: str, index: int, values=None):
+    """A copy of F-curve ``fc`` on ``idblock`` at ``data_path[index]`` (made in ``fc``'s
+    channel group; an existing curve there is replaced): every key with its handles,
+    interpolation, easing and type, and the curve's extrapolation. ``values(v)`` maps the key
+    values (an array) and their handles' values when given. Modifiers are not copied.
+    Returns the new curve."""
+    import numpy as np
+    old = find_fcurve(idblock, data_path, index)
+    if old is not None:
+        remove_fcurve(idblock, old)
+    new = ensure_fcurve(idblock, data_path, index, group_of(fc))
+    kp, n = fc.keyframe_points, len(fc.keyframe_points)
+    new.keyframe_points.add(n)
+    for attr in ("co", "handle_left", "handle_right"):
+        co = np.empty(2 * n, dtype=np.float32)
+        kp.foreach_get(attr, co)
+        if values is not None:
+            co[1::2] = values(co[1::2].astype(np.float64))
+        new.keyframe_points.foreach_set(attr, co)
+    for attr in ("interpolation", "type", "handle_left_type", "handle_right_type", "easing"):
+        e = np.empty(n, dtype=np.int32)
+        kp.foreach_get(attr, e)
+        new.keyframe_points.foreach_set(attr, e)
+    new.extrapolation = fc.extrapolation
+    new.update()
+    return new

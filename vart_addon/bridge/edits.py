@@ -30,6 +30,7 @@ from mathutils import Matrix
 from ..solver import Settings, SolveStatus, VartError, se3
 from ..solver.joint_types import CATALOG
 from . import goal_fields as GF
+from . import joint_curves as JC
 from . import poses as P
 from . import schema as S
 from .errors import BridgeError
@@ -220,12 +221,14 @@ class _Undo:
 # ---- the edit ---------------------------------------------------------------------------------
 def edit(mutate, scene=None, *, solve: bool = False, settings: Settings | None = None,
          gravity=None, new_links: dict | None = None, reparent: dict | None = None,
-         bridge: SceneBridge | None = None) -> EditResult:
+         renamed: dict | None = None, bridge: SceneBridge | None = None) -> EditResult:
     """Apply ``mutate(linkage)`` to the scene (see the module doc). ``solve``: solve after
     writing (with ``settings`` and ``gravity``, m/s^2 or None). ``new_links``: link name ->
     ``factory(T_world_link) -> object`` for links the mutation creates. ``reparent``: link
     name -> the link it was welded into (None: the ground), for links the mutation removes.
-    Raises SchemaError / BridgeError with nothing changed."""
+    ``renamed``: old joint name -> new, for joints the mutation renames. The F-curves of the
+    joints and links the edit changed follow them (:mod:`.joint_curves`). Raises
+    SchemaError / BridgeError with nothing changed."""
     bridge = bridge or SceneBridge(scene, settings)
     bridge.sync()
     lk, old = bridge.linkage, bridge.data
@@ -243,8 +246,10 @@ def edit(mutate, scene=None, *, solve: bool = False, settings: Settings | None =
     result = EditResult(value=value)
     moved = any(n in before and not P.same_pose(after[n], before[n], KEEP_TOL) for n in after)
     undo = _Undo()
+    obs = bridge.objects()
+    seen = dict(obs)  # every object of the edit, also those that stop being links
     try:
-        _write(lk, old, bridge.objects(), after, {} if new_links is None else new_links,
+        _write(lk, old, obs, after, {} if new_links is None else new_links,
                {} if reparent is None else reparent, undo, bridge.scene, result)
         bridge.sync()
         if solve or moved:
@@ -252,6 +257,8 @@ def edit(mutate, scene=None, *, solve: bool = False, settings: Settings | None =
             bridge.linkage.set_gravity(gravity)
             result.status = bridge.solve(settings, sync=False)
         result.moved = bridge.write_back().links
+        seen.update(obs)
+        JC.follow_edit(old, bridge.data, seen, renamed, result.removed)
     except VartError as e:
         bridge.invalidate()
         undo.restore()
@@ -393,6 +400,16 @@ def split_link(scene, link: str, T_world_new, *, joints=(), new_name: str = "",
         return new_empty(new, T, collection)
 
     return edit(mutate, scene, new_links={new: factory}, **kw)
+
+
+def rename_joint(scene, name: str, new_name: str, **kw) -> EditResult:
+    """Rename joint ``name`` to ``new_name`` (1 to 63 characters, not taken): its
+    properties, the mimics that follow it and its F-curves take the new name."""
+    if isinstance(new_name, str) and len(new_name) > S.MAX_NAME:
+        raise BridgeError(f"joint {name!r}: a joint name must be 1 to {S.MAX_NAME} "
+                          f"characters, got {len(new_name)}")
+    return edit(lambda lk: lk.rename_joint(name, new_name), scene,
+                renamed={name: new_name}, **kw)
 
 
 def merge_joint(scene, name: str, **kw) -> EditResult:

@@ -1,5 +1,5 @@
 """Operators on joints: Add, Remove, Set Frame from Cursor, Change Type, Invert, Make Tree,
-Make Closure, Merge.
+Make Closure, Rename, Merge.
 
 A joint connects a parent link (or the world) to a child link; its mobility frame is posed in
 the parent's frame, its child-side frame in the child's (metres). Joint operators act on the
@@ -214,6 +214,34 @@ class VART_OT_make_closure_joint(_TreeFlagOp, bpy.types.Operator):
     want_tree = False
 
 
+class VART_OT_rename_joint(_JointOp, bpy.types.Operator):
+    bl_idname = "vart.rename_joint"
+    bl_label = "Rename Joint"
+    bl_description = ("Rename the active joint: its keys, the joints that mimic it and the "
+                      "active joint follow the new name")
+    bl_options = {'REGISTER', 'UNDO'}
+
+    new_name: StringProperty(name="New Name", description="Unique in the scene, at most "
+                             f"{S.MAX_NAME} characters", options={'SKIP_SAVE'})
+
+    def invoke(self, context, event):
+        self.new_name = self.joint(context)
+        return context.window_manager.invoke_props_dialog(self)
+
+    def execute(self, context):
+        name = self.joint(context)
+
+        def go():
+            edits.rename_joint(context.scene, name, self.new_name,
+                               bridge=bridge_cache.bridge_for(context.scene),
+                               **bridge_cache.solve_kw(context.scene))
+            if context.scene.vart.active_joint == name:
+                context.scene.vart.active_joint = self.new_name
+            self.report({'INFO'}, f"Joint {name!r} renamed {self.new_name!r}")
+            return {'FINISHED'}
+        return support.run(self, go)
+
+
 class VART_OT_merge_joint(_JointOp, bpy.types.Operator):
     bl_idname = "vart.merge_joint"
     bl_label = "Merge Joint"
@@ -237,7 +265,7 @@ class VART_OT_merge_joint(_JointOp, bpy.types.Operator):
 
 classes = (VART_OT_add_joint, VART_OT_remove_joint, VART_OT_set_joint_frame_from_cursor,
            VART_OT_change_joint_type, VART_OT_invert_joint, VART_OT_make_tree_joint,
-           VART_OT_make_closure_joint, VART_OT_merge_joint)
+           VART_OT_make_closure_joint, VART_OT_rename_joint, VART_OT_merge_joint)
 
 
 # The stubs declare register_classes_factory -> None; it returns (register, unregister).

@@ -165,7 +165,9 @@ class VART_PT_active_joint(C.Panel, bpy.types.Panel):
         col = layout.column(align=True)
         C.op(col, "vart.set_joint_frame_from_cursor", text="Frame from Cursor",
              icon='PIVOT_CURSOR')
-        C.op(col, "vart.change_joint_type", text="Change Type")
+        row = col.row(align=True)
+        C.op(row, "vart.change_joint_type", text="Change Type")
+        C.op(row, "vart.rename_joint", text="Rename")
         row = col.row(align=True)
         C.op(row, "vart.invert_joint", text="Invert")
         if j.tree:

@@ -143,6 +143,23 @@ def remove_joint(lk: Linkage, name: str):
     lk.touch_topology()
 
 
+def rename_joint(lk: Linkage, name: str, new_name: str):
+    """Rename a joint (its place in the joint order, its goals and the mimics that follow it
+    are kept)."""
+    j = lk.joint(name)
+    V.name(new_name, "joint")
+    if new_name == name:
+        return
+    if new_name in lk.joints:
+        raise VartError(f"joint {new_name!r} already exists")
+    j.name = new_name
+    lk.joints = {(new_name if n == name else n): o for n, o in lk.joints.items()}
+    for o in lk.joints.values():
+        if o.mimic and o.mimic[0] == name:
+            o.mimic = (new_name, *o.mimic[1:])
+    lk.touch_topology()
+
+
 def set_joint_type(lk: Linkage, name: str, jtype: str):
     """Change a joint's type; its configuration is refitted from the current relative pose.
 
@@ -233,4 +250,4 @@ def _clear_mimics_of(lk, names):
 
 
 __all__ = ["add_link", "remove_link", "set_mass", "set_gravity", "add_joint", "remove_joint",
-           "set_joint_type", "set_frames", "set_parent", "set_child"]
+           "rename_joint", "set_joint_type", "set_frames", "set_parent", "set_child"]

@@ -162,6 +162,7 @@ class Linkage:
     set_gravity = editing.set_gravity
     add_joint = editing.add_joint
     remove_joint = editing.remove_joint
+    rename_joint = editing.rename_joint
     set_joint_type = editing.set_joint_type
     set_frames = editing.set_frames
     set_parent = editing.set_parent

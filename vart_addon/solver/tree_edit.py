@@ -93,15 +93,23 @@ def invert_joint(lk: Linkage, name: str):
     for attr in Q_FIELDS:
         goal = getattr(j, attr)
         if goal is not None:  # the goal configuration of the inverse motion
-            inv = j.jtype.fit(se3.inverse(j.jtype.motion(goal, j.pitch)), j.pitch)[0]
-            if j.jtype.rz_idx >= 0:  # a rotation about z inverts to minus itself, turns kept
-                inv[j.jtype.rz_idx] = -goal[j.jtype.rz_idx]
-            setattr(j, attr, inv)
+            setattr(j, attr, inverse_config(j.jtype, goal, j.pitch))
     if was_tree:
         j.tree_dir = -j.tree_dir
         # Not make_ground_link: lk.poses() would now mix the edited joint with the cached model.
         _ground(lk, j.parent, poses)
     lk.touch_topology()
+
+
+def inverse_config(jtype, q, pitch: float = 0.0) -> np.ndarray:
+    """The configuration of the inverse motion (what :func:`invert_joint` makes of a joint's
+    goals, and a keyed value of the joint): ``fit(inverse(motion(q)))``; a rotation about z
+    inverts to minus itself, whole turns kept. ``q`` in the joint's layout (m, rad)."""
+    q = np.asarray(q, float)
+    inv = jtype.fit(se3.inverse(jtype.motion(q, pitch)), pitch)[0]
+    if jtype.rz_idx >= 0:
+        inv[jtype.rz_idx] = -q[jtype.rz_idx]
+    return inv
 
 
 def split_link(lk: Linkage, link: str, new_link: str, joints=(), *, T_link_new=None,

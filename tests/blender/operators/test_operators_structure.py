@@ -288,3 +288,22 @@ def test_gravity_from_the_scene_settings(opkit):
     assert bpy.ops.vart.solve() == {'FINISHED'}
     np.testing.assert_allclose(np.array(bar.matrix_world.translation), [0, 0, -0.5],
                                atol=1e-4)
+
+
+def test_rename_joint_follows_with_keys_and_active_joint_and_refuses_a_taken_name(op_fourbar,
+                                                                                  opkit):
+    fb = op_fourbar
+    from vart_addon.bridge import animation as A
+    from vart_addon.bridge import q_data_path
+    crank = fb.obs["crank"]
+    A.key_channels(crank, q_data_path("A"), 1)
+    assert run("rename_joint", "A", new_name="crank pivot") == {'FINISHED'}
+    assert bpy.context.scene.vart.active_joint == "crank pivot"
+    assert "crank pivot" in crank["vart"]["joints"] and "A" not in crank["vart"]["joints"]
+    assert A.find_fcurve(crank, q_data_path("crank pivot")) is not None
+    assert A.find_fcurve(crank, q_data_path("A")) is None
+    before = read_scene(fb.obs.values())
+    with pytest.raises(RuntimeError, match="already exists"):
+        run("rename_joint", "crank pivot", new_name="B")
+    assert read_scene(fb.obs.values()) == before
+    assert bpy.context.scene.vart.active_joint == "crank pivot"
