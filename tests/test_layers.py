@@ -29,7 +29,8 @@ LAYERS = (
     ("bridge", "properties"),                 # Blender objects <-> linkage; scene settings
     ("shared",),                              # active joint, units, bridge cache, kept_frame
     ("animation", "overlay", "io_urdf"),      # keys and bakes; drawing; robots in and out
-    ("drag", "io_trajectory", "examples"),    # viewport drags; trajectories; Add Example
+    ("drag", "io_trajectory", "examples",     # viewport drags; trajectories; Add Example;
+     "checks"),                               # clearance check and physics replay of a bake
     ("operators",),                           # every vart.* operator
     ("menus", "panels"),                      # Object > Vart; the sidebar
     ("__init__",),                            # register / unregister of it all

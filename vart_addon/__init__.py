@@ -22,7 +22,7 @@ _SUBMODULES: tuple[str, ...] = (
     "properties",
     "operators.links", "operators.joints", "operators.goals", "operators.solve",
     "operators.animate",
-    "operators.io", "operators.trajectory",
+    "operators.io", "operators.trajectory", "operators.checks",
     "menus", "io_urdf.menus", "io_trajectory.menus",
     "panels", "overlay.drawing",
     "operators.examples",

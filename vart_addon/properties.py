@@ -11,6 +11,8 @@ sidebar panels read and edit these fields by name:
 - ``gravity_enabled`` (off by default) and ``gravity`` (m/s^2, world frame).
 - ``overlay_enabled``: draw joints in the viewport.
 - the last solve: ``status_levels`` (one row per priority level) and ``status_summary``.
+- the clearance check (``vart.check_clearance``): ``clearance_ground`` (a mesh object, or
+  None for the plane z = 0), ``clearance_tolerance`` (m), ``clearance_summary``.
 
 :func:`solver_settings` turns the knobs into a :class:`vart_addon.solver.Settings`;
 :func:`gravity_of` gives the gravity vector or None; :func:`store_status` records a
@@ -86,6 +88,15 @@ class VART_PG_settings(bpy.types.PropertyGroup):
     status_summary: StringProperty(name="Status", description="Outcome of the last solve")
     bake_summary: StringProperty(name="Last Bake", description="Outcome of the last bake "
                                  "(frames, keys, goals unmet by frame)")
+    clearance_ground: PointerProperty(
+        name="Ground", type=bpy.types.Object, poll=lambda self, ob: ob.type == 'MESH',
+        description="The ground of the clearance check (none: the plane z = 0)")
+    clearance_tolerance: FloatProperty(
+        name="Tolerance", description="Ground penetration below this depth is not a contact",
+        default=1e-4, min=0.0, soft_max=0.01, unit='LENGTH', precision=4)
+    clearance_summary: StringProperty(name="Last Clearance Check", description="Outcome of "
+                                      "the last clearance check (pairs in contact, depth, "
+                                      "frames)")
 
 
 def solver_settings(scene) -> Settings:

@@ -10,6 +10,7 @@
 - :mod:`.animate`: drag, operate_joint_modal, key_pose, bake
 - :mod:`.io`: import_urdf, export_urdf, save_preset, load_preset
 - :mod:`.trajectory`: export_trajectory, import_trajectory
+- :mod:`.checks`: check_clearance
 - :mod:`.examples`: add_example, key_joint
 
 Each operator is thin: it maps the context (active link, selection, active joint, 3D cursor)

@@ -10,6 +10,7 @@ Modules, registered in this order (and unregistered in reverse):
 - :mod:`.scene`: the Active Link, Solver and Scene (gravity, overlay toggle) panels;
 - :mod:`.animation`: the Animation panel (drag, Key Pose, Bake, trajectory export and import,
   the last bake's outcome);
+- :mod:`.checks`: the Will It Run? panel (clearance check, the last check's contacts);
 - :mod:`.examples`: the Examples panel (Add Example, Key Joint) and Shift+A > Vart Example.
 
 The panels need ``Scene.vart`` (``vart_addon.properties``), so register this package after it;
@@ -18,7 +19,7 @@ they stay hidden (poll) while it is missing.
 
 import importlib
 
-_MODULES = ("rows", "live", "joints", "scene", "animation", "examples")
+_MODULES = ("rows", "live", "joints", "scene", "animation", "checks", "examples")
 _registered: list = []
 
 

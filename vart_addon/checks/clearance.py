@@ -1,0 +1,285 @@
+"""Clearance check of a baked range: ground penetration and collisions between links.
+
+:func:`check_clearance` steps through the frames (``scene.frame_set``, the current frame is
+kept) and, at each one, places every link's geometry where its baked pose puts it:
+
+- *geometry*: the evaluated meshes (modifiers applied) of each link object and of its non-link
+  descendants, as the URDF export takes them (:func:`vart_addon.io_urdf.exporter.geometry_objects`),
+  read once at the first frame in the link's frame ``T_world_link`` (links are rigid);
+- *ground*: the plane z = 0 (world) by default: a link's depth is how far its lowest vertex is
+  below it (exact for a mesh); or any mesh object (``ground=``, read once at the first frame,
+  world frame): a link vertex is inside when it lies behind the nearest ground face (its
+  normal points out), its depth is the distance to that face;
+- *link pairs*: every pair of links with geometry that no joint connects directly (real or
+  virtual; the pairs a joint connects touch by design). World bounding boxes select the
+  candidates; Blender's ``mathutils.bvhtree.BVHTree.overlap`` finds the triangles that cross;
+  the depth is that of the deepest vertex of a crossing triangle inside the other link (0 when
+  only edges cross: a contact all the same).
+
+A contact counts when its depth exceeds ``tolerance`` (m; link pairs: any crossing triangles).
+What was found is a :class:`ClearanceResult`: per pair (``(link, GROUND)`` for the ground),
+the depth at each frame, m. :func:`put_markers` puts a timeline marker at the first frame of
+each contact (each run of consecutive frames).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import bpy
+import numpy as np
+from mathutils import Vector
+from mathutils.bvhtree import BVHTree
+
+from ..animation.bake_result import frame_ranges
+from ..bridge import BridgeError, SceneBridge
+from ..bridge import poses as P
+from ..io_urdf.exporter import depsgraph_of, geometry_objects, mesh_in_frame
+from ..shared.frames import kept_frame
+
+#: The name of the ground in a contact pair.
+GROUND = "ground"
+#: Default depth below which a ground contact is not counted (m): single-precision keys and
+#: faceted meshes leave a resting wheel within about 1e-6 m of the plane.
+TOLERANCE = 1e-4
+#: Prefix of the timeline markers :func:`put_markers` makes (and replaces).
+MARKER_PREFIX = "contact: "
+
+
+class ClearanceError(BridgeError):
+    """A clearance check that cannot run (empty range, no geometry, a bad ground object);
+    nothing was changed."""
+
+
+@dataclass
+class Contact:
+    """One pair in contact over a range: ``a`` / ``b`` (``b`` is :data:`GROUND` for the
+    ground), the frames, the largest depth (m) and the frame where it was largest."""
+
+    a: str
+    b: str
+    frames: list
+    depth: float
+    worst_frame: int
+
+    def line(self) -> str:
+        return (f"{self.a} / {self.b} {self.depth * 1e3:.1f} mm at frame {self.worst_frame} "
+                f"(frames {frame_ranges(self.frames)})")
+
+
+@dataclass
+class ClearanceResult:
+    """What :func:`check_clearance` found. ``depth``: ``(a, b)`` -> {frame: depth m} for every
+    frame where the pair was in contact; ``ground``: what the ground was; ``links``: how many
+    links had geometry; ``pairs``: how many link pairs were checked; ``ms``: wall time."""
+
+    frame_start: int
+    frame_end: int
+    ground: str = "plane z = 0"
+    tolerance: float = TOLERANCE
+    depth: dict = field(default_factory=dict)
+    links: int = 0
+    pairs: int = 0
+    ms: float = 0.0
+
+    @property
+    def frames(self) -> int:
+        return self.frame_end - self.frame_start + 1
+
+    def contacts(self) -> list[Contact]:
+        """Every pair in contact, deepest first."""
+        out = []
+        for (a, b), per_frame in self.depth.items():
+            worst = max(per_frame, key=lambda f: per_frame[f])
+            out.append(Contact(a, b, sorted(per_frame), per_frame[worst], worst))
+        return sorted(out, key=lambda c: (-c.depth, c.a, c.b))
+
+    def frames_in_contact(self) -> list[int]:
+        return sorted({f for per_frame in self.depth.values() for f in per_frame})
+
+    def first_frames(self) -> list[tuple[int, str, str]]:
+        """(frame, a, b) of the first frame of each contact (each run of consecutive frames
+        of a pair), in frame order."""
+        out = []
+        for (a, b), per_frame in self.depth.items():
+            fs = sorted(per_frame)
+            out += [(f, a, b) for i, f in enumerate(fs) if i == 0 or fs[i - 1] != f - 1]
+        return sorted(out)
+
+    def summary(self, most: int = 8) -> str:
+        head = (f"Clearance of frames {self.frame_start}-{self.frame_end} ({self.frames} "
+                f"frames, {self.links} links, ground {self.ground}, {self.ms / 1e3:.2f} s)")
+        contacts = self.contacts()
+        if not contacts:
+            return head + ". No contact"
+        lines = [c.line() for c in contacts[:most]]
+        if len(contacts) > most:
+            lines.append(f"and {len(contacts) - most} more pairs")
+        return (f"{head}. Contacts on {len(self.frames_in_contact())} of {self.frames} "
+                f"frames: " + "; ".join(lines))
+
+
+# ---- geometry ---------------------------------------------------------------------------------
+@dataclass
+class _LinkMesh:
+    """A link's triangles in its own frame: vertices (n x 3, m) and triangles (k x 3)."""
+
+    v: np.ndarray
+    t: np.ndarray
+
+
+def link_meshes(obs: dict, depsgraph) -> dict:
+    """Link name -> its evaluated geometry in the link frame (:class:`_LinkMesh`), for the
+    links of ``obs`` (name -> object) that have any, at the current frame."""
+    out = {}
+    for n, ob in obs.items():
+        T = P.rigid_and_scale(P.observe(ob), n)[0]
+        vs, ts, k = [], [], 0
+        for g in geometry_objects(ob, []):
+            v, t = mesh_in_frame(g, depsgraph, T)
+            if len(t):
+                vs.append(v)
+                ts.append(t + k)
+                k += len(v)
+        if vs:
+            out[n] = _LinkMesh(np.concatenate(vs), np.concatenate(ts))
+    return out
+
+
+def _ground_tree(ground, depsgraph):
+    """The ground object's evaluated mesh in the world frame, as a BVH tree."""
+    if ground.type not in ('MESH', 'CURVE', 'SURFACE', 'FONT', 'META'):
+        raise ClearanceError(f"ground object {ground.name!r} is a {ground.type.lower()}, "
+                             "not a mesh: pick a mesh object (or none for the plane z = 0)")
+    v, t = mesh_in_frame(ground, depsgraph, np.eye(4))
+    if not len(t):
+        raise ClearanceError(f"ground object {ground.name!r} has no faces: pick a mesh object "
+                             "(or none for the plane z = 0)")
+    return BVHTree.FromPolygons(v.tolist(), t.tolist())
+
+
+def _depth_inside(tree: BVHTree, points) -> float:
+    """The largest distance (m) of a point behind the nearest face of ``tree``; 0 if none."""
+    worst = 0.0
+    for p in points:
+        co, normal, _, dist = tree.find_nearest(Vector(p))
+        if co is not None and (Vector(p) - co).dot(normal) < 0.0:
+            worst = max(worst, float(dist))
+    return worst
+
+
+def jointed_pairs(lk) -> set:
+    """Pairs (frozensets) of link names a joint of the linkage connects directly."""
+    return {frozenset((j.parent, j.child)) for j in lk.joints.values() if j.parent is not None}
+
+
+# ---- the check --------------------------------------------------------------------------------
+def check_clearance(scene=None, frame_start=None, frame_end=None, *, ground=None,
+                    tolerance: float = TOLERANCE, bridge: SceneBridge | None = None,
+                    progress=None) -> ClearanceResult:
+    """Check frames ``frame_start``..``frame_end`` (inclusive; default the scene's range) of
+    ``scene`` (see the module doc). ``ground``: a mesh object or its name (default: the plane
+    z = 0); ``tolerance``: ground depth not counted (m); ``progress(done, total)`` after each
+    frame. The current frame is restored; nothing else changes. Raises
+    :class:`ClearanceError` (or a BridgeError for a corrupt scene)."""
+    t0 = time.perf_counter()
+    scene = scene or bpy.context.scene
+    start = int(scene.frame_start if frame_start is None else frame_start)
+    end = int(scene.frame_end if frame_end is None else frame_end)
+    if end < start:
+        raise ClearanceError(f"empty frame range: frame {end} is before frame {start}")
+    if not np.isfinite(tolerance) or tolerance < 0:
+        raise ClearanceError(f"tolerance must be a length >= 0 (m), got {tolerance!r}")
+    if isinstance(ground, str):
+        name = ground
+        ground = bpy.data.objects.get(name)
+        if ground is None:
+            raise ClearanceError(f"ground object {name!r} does not exist")
+    bridge = bridge or SceneBridge(scene)
+    res = ClearanceResult(start, end, tolerance=tolerance)
+    with kept_frame(scene):
+        scene.frame_set(start)
+        bridge.sync()
+        obs, lk = bridge.objects(), bridge.linkage
+        depsgraph = depsgraph_of(bpy.context, scene)
+        meshes = link_meshes(obs, depsgraph)
+        if not meshes:
+            raise ClearanceError("nothing to check: no link has geometry (a mesh on the link "
+                                 "object or below it)")
+        ground_tree, gbox = None, None
+        if ground is not None:
+            ground_tree = _ground_tree(ground, depsgraph)
+            res.ground = repr(ground.name)
+            gbox = _box(mesh_in_frame(ground, depsgraph, np.eye(4))[0])
+        names = sorted(meshes)
+        skip = jointed_pairs(lk)
+        pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]
+                 if frozenset((a, b)) not in skip]
+        res.links, res.pairs = len(names), len(pairs)
+        n = end - start + 1
+        for k in range(n):
+            f = start + k
+            if k:
+                scene.frame_set(f)
+            world = {nm: _world(meshes[nm].v, P.rigid_and_scale(P.observe(obs[nm]), nm)[0])
+                     for nm in names}
+            boxes = {nm: _box(v) for nm, v in world.items()}
+            for nm, v in world.items():
+                if ground_tree is None:
+                    d = max(0.0, -float(v[:, 2].min()))
+                else:
+                    d = _depth_inside(ground_tree, v if gbox is None else v[_under(v, gbox)])
+                if d > tolerance:
+                    res.depth.setdefault((nm, GROUND), {})[f] = d
+            trees: dict = {}
+            for a, b in pairs:
+                if not _boxes_meet(boxes[a], boxes[b]):
+                    continue
+                for nm in (a, b):
+                    if nm not in trees:
+                        trees[nm] = BVHTree.FromPolygons(world[nm].tolist(),
+                                                         meshes[nm].t.tolist())
+                ta, tb = trees[a], trees[b]
+                hits = ta.overlap(tb)
+                if hits:
+                    ia = np.unique(meshes[a].t[[h[0] for h in hits]])
+                    ib = np.unique(meshes[b].t[[h[1] for h in hits]])
+                    d = max(_depth_inside(tb, world[a][ia]), _depth_inside(ta, world[b][ib]))
+                    res.depth.setdefault((a, b), {})[f] = d
+            if progress is not None:
+                progress(k + 1, n)
+    res.ms = (time.perf_counter() - t0) * 1e3
+    return res
+
+
+def _world(v, T):
+    """Points (n x 3) of a frame ``T`` (4x4) in the world."""
+    return v @ T[:3, :3].T + T[:3, 3]
+
+
+def _box(v):
+    return v.min(axis=0), v.max(axis=0)
+
+
+def _boxes_meet(a, b) -> bool:
+    return bool((a[0] <= b[1]).all() and (b[0] <= a[1]).all())
+
+
+def _under(v, box):
+    """Which points (n x 3) lie within the box's x and y extent and not above its top: the
+    ones a ground could hold inside or below it."""
+    return ((v[:, :2] >= box[0][:2]) & (v[:, :2] <= box[1][:2])).all(axis=1) \
+        & (v[:, 2] <= box[1][2])
+
+
+# ---- timeline markers -------------------------------------------------------------------------
+def put_markers(scene, res: ClearanceResult) -> int:
+    """Replace the markers of an earlier check (named ``MARKER_PREFIX...``) by one at the
+    first frame of each contact of ``res``, named ``"contact: a / b"``. Returns how many."""
+    markers = scene.timeline_markers
+    for m in [m for m in markers if m.name.startswith(MARKER_PREFIX)]:
+        markers.remove(m)
+    firsts = res.first_frames()
+    for f, a, b in firsts:
+        markers.new(f"{MARKER_PREFIX}{a} / {b}", frame=f)
+    return len(firsts)
