@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 from ..bridge import BridgeError
 from ..solver import LevelStatus, SolveStatus
 from ..solver.levels import LEVEL_NAMES, Level, level_of
+from ..solver.text import frame_ranges
+
+__all__ = ["BakeError", "BakeResult", "frame_ranges"]
 from .bake_record import describe
 
 
@@ -21,21 +24,6 @@ class BakeError(BridgeError):
 
 
 # ---- the result -------------------------------------------------------------------------------
-def frame_ranges(frames) -> str:
-    """``[1, 2, 3, 7]`` -> ``"1-3, 7"``."""
-    frames = sorted(set(int(f) for f in frames))
-    out, i = [], 0
-    while i < len(frames):
-        j = i
-        while j + 1 < len(frames) and frames[j + 1] == frames[j] + 1:
-            j += 1
-        out.append(str(frames[i]) if i == j else f"{frames[i]}-{frames[j]}")
-        i = j + 1
-    return ", ".join(out)
-
-
-
-
 @dataclass
 class BakeResult:
     """What :func:`.bake.bake` did. ``unmet``: frame -> names of goals not met there (invariant,

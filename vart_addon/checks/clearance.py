@@ -31,11 +31,11 @@ import numpy as np
 from mathutils import Vector
 from mathutils.bvhtree import BVHTree
 
-from ..animation.bake_result import frame_ranges
 from ..bridge import BridgeError, SceneBridge
 from ..bridge import poses as P
 from ..io_urdf.exporter import depsgraph_of, geometry_objects, mesh_in_frame
 from ..shared.frames import kept_frame
+from ..solver.text import frame_ranges
 
 #: The name of the ground in a contact pair.
 GROUND = "ground"

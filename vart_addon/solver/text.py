@@ -72,3 +72,16 @@ def json_error(e: json.JSONDecodeError) -> tuple[int, int, str]:
             what = "object" if closer == "}" else "array"
             return line, column, f"Illegal trailing comma before end of {what}"
     return e.lineno, e.colno, e.msg
+
+
+def frame_ranges(frames) -> str:
+    """``[1, 2, 3, 7]`` -> ``"1-3, 7"``."""
+    frames = sorted(set(int(f) for f in frames))
+    out, i = [], 0
+    while i < len(frames):
+        j = i
+        while j + 1 < len(frames) and frames[j + 1] == frames[j] + 1:
+            j += 1
+        out.append(str(frames[i]) if i == j else f"{frames[i]}-{frames[j]}")
+        i = j + 1
+    return ", ".join(out)
