@@ -87,23 +87,33 @@ def vart_named_leftovers() -> list[str]:
     return found
 
 
-def shipped_wheel() -> dict:
-    """Where Blender installed the shipped pycollada wheel (``collada`` in the extensions'
-    own site-packages, ``<user extensions>/.local/lib/python3.X/site-packages``), and whether
-    ``collada`` imports and reads a Collada document in this Blender's Python as it is now.
-    (A dev venv may hold pycollada too: the installed file is what shows the wheel shipped.)"""
+#: Each shipped package's import name, and a small job that shows it works: (what it does,
+#: the expected answer).
+SHIPPED = {
+    "collada": lambda m: type(m.Collada()).__name__,                        # "Collada"
+    "xacro": lambda m: m.process_doc.__name__,                              # "process_doc"
+    "yaml": lambda m: repr(m.safe_load("a: [1, 2]")),                       # "{'a': [1, 2]}"
+}
+
+
+def shipped_wheels() -> dict:
+    """Per shipped package (:data:`SHIPPED`): where Blender installed its wheel (in the
+    extensions' own site-packages, ``<user extensions>/.local/lib/python3.X/site-packages``),
+    and what it answers in this Blender's Python as it is now. (A dev venv may hold the
+    packages too: the installed file is what shows the wheel shipped.)"""
     import glob
     import importlib
     import os
     local = os.path.join(bpy.utils.user_resource("EXTENSIONS"), ".local")
-    hits = glob.glob(os.path.join(local, "lib", "python*", "site-packages", "collada",
-                                  "__init__.py"))
-    found: dict = {"origin": hits[0] if hits else None}
-    try:
-        collada = importlib.import_module("collada")
-        found["reads"] = type(collada.Collada()).__name__
-    except Exception as error:  # reported to the test, which fails on it
-        found["reads"] = f"error: {error!r}"
+    found: dict = {}
+    for name, job in SHIPPED.items():
+        hits = glob.glob(os.path.join(local, "lib", "python*", "site-packages", name,
+                                      "__init__.py"))
+        try:
+            answer = job(importlib.import_module(name))
+        except Exception as error:  # reported to the test, which fails on it
+            answer = f"error: {error!r}"
+        found[name] = {"origin": hits[0] if hits else None, "answer": answer}
     return found
 
 
@@ -111,7 +121,7 @@ def state() -> dict:
     """Whether the add-on is enabled, and where its module came from."""
     module = sys.modules.get(ADDON_KEY)
     return {
-        "wheel": shipped_wheel(),
+        "wheels": shipped_wheels(),
         "in_preferences": ADDON_KEY in bpy.context.preferences.addons,
         "addon_utils_check": list(addon_utils.check(ADDON_KEY)),
         "module_file": getattr(module, "__file__", None),

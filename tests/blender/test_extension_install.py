@@ -135,12 +135,16 @@ def test_install_enable_disable_enable(built_zip: Path, tmp_path: Path) -> None:
         assert state["package_imported"], f"{name}\n{context}"
         assert state["module_file"] == str(installed / "__init__.py"), f"{name}\n{context}"
     # The manifest's wheels were installed by Blender into the user's extension site-packages
-    # and import there: pycollada reads a Collada document in this Blender's Python.
+    # and work there: pycollada makes a document, xacro imports, PyYAML (this Python's and
+    # platform's compiled wheel) reads YAML.
     local = user_resources / "extensions" / ".local"
+    answers = {"collada": "Collada", "xacro": "process_doc", "yaml": "{'a': [1, 2]}"}
     for name in enabled_states:
-        wheel = result[name]["wheel"]
-        assert wheel["origin"] and Path(wheel["origin"]).is_relative_to(local), f"{name}\n{context}"
-        assert wheel["reads"] == "Collada", f"{name}\n{context}"
+        wheels = result[name]["wheels"]
+        assert {m: w["answer"] for m, w in wheels.items()} == answers, f"{name}\n{context}"
+        for module, wheel in wheels.items():
+            assert wheel["origin"] and Path(wheel["origin"]).is_relative_to(local), \
+                f"{name}: {module}\n{context}"
     for name in disabled_states:
         state = result[name]
         assert not state["in_preferences"], f"{name}\n{context}"

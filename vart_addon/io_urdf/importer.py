@@ -35,6 +35,7 @@ from ..bridge import edits as E
 from ..bridge import schema as S
 from ..bridge.errors import BridgeError
 from ..formats.urdf import files as urdf
+from ..formats.urdf import xacro_files
 from ..formats.urdf.start import start_from_file
 from ..formats.urdf.to_linkage import linkage_from_urdf
 from ..solver import VartError
@@ -73,7 +74,7 @@ class ImportedRobot(dict):
 # ---- the Python API ---------------------------------------------------------------------------
 def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, start="zero",
                 start_file=None, base_pose=None, fixed_base: bool = False,
-                use_env: bool = True) -> ImportedRobot:
+                use_env: bool = True, xacro_args=None) -> ImportedRobot:
     """Import the URDF file ``path`` into ``scene`` (default: the scene of ``context``, or the
     current one). ``search_paths``: extra folders for ``package://`` and relative mesh paths
     (see :mod:`vart_addon.formats.urdf.mesh_paths`; ``use_env`` adds ROS_PACKAGE_PATH / AMENT_PREFIX_PATH).
@@ -82,7 +83,9 @@ def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, star
     :func:`~vart_addon.formats.urdf.start.start_from_file`), else as ``start`` says: "zero"
     (0 clamped into the limits) or "middle" (of the limits).
     ``base_pose``: the root link's world pose (4x4; default identity). ``fixed_base``: hold
-    the root to the world by a virtual fixed joint.
+    the root to the world by a virtual fixed joint. A ``*.xacro`` file is expanded first by
+    ROS's xacro with ``xacro_args`` (name -> value; ``$(find pkg)`` found as mesh packages
+    are: :mod:`vart_addon.formats.urdf.xacro_files`), and the URDF it gives is imported.
 
     Returns an :class:`ImportedRobot` (a dict link name -> object, with the warnings).
     Raises :class:`IoError` (with nothing added to the scene) for a file that cannot be read
@@ -91,11 +94,19 @@ def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, star
     scene = scene if scene is not None else ctx.scene
     path = os.fspath(path)
     name = os.path.basename(path)
+    xacro_warnings: list = []
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        if xacro_files.is_xacro(path):
+            data = xacro_files.expand_xacro(
+                path, args=xacro_args, search_paths=search_paths, use_env=use_env,
+                warnings=xacro_warnings).encode()
+        else:
+            with open(path, "rb") as f:
+                data = f.read()
     except OSError as e:
         raise IoError(f"cannot read URDF '{path}': {e.strerror or e}") from None
+    except urdf.UrdfError as e:
+        raise IoError(str(e)) from None
     try:
         robot = urdf.parse_urdf_string(data, source_name=name)
         pose, pose_warnings = ({}, []) if not start_file else start_from_file(robot, start_file)
@@ -106,7 +117,7 @@ def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, star
         raise IoError(msg if msg.startswith(name) else f"{name}: {msg}") from None
     text = data.decode("utf-8", "replace")
     builder = _Builder(ctx, scene, path, text, robot, lk, umap, search_paths, use_env)
-    builder.warnings += umap.warnings + pose_warnings  # the reader's and the start's first
+    builder.warnings += xacro_warnings + umap.warnings + pose_warnings  # the readers' first
     return builder.run()
 
 

@@ -13,7 +13,8 @@ from bpy.props import BoolProperty, EnumProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from ..bridge import schema as S
-from ..formats.urdf import mesh_paths
+from ..formats.urdf import mesh_paths, xacro_files
+from ..formats.urdf.base import UrdfError
 from ..io_urdf import IoError
 from ..shared import bridge_cache
 from . import support
@@ -53,12 +54,17 @@ def _select(context, obs, active=None):
 class VART_OT_import_urdf(bpy.types.Operator, ImportHelper):  # type: ignore[misc]
     bl_idname = "vart.import_urdf"
     bl_label = "Import URDF"
-    bl_description = ("Import a robot from a URDF file: one link (an Empty) per URDF link with "
-                      "its visual meshes, one real vart joint per URDF joint")
+    bl_description = ("Import a robot from a URDF file (or a xacro file, expanded first): one "
+                      "link (an Empty) per URDF link with its visual meshes, one real vart "
+                      "joint per URDF joint")
     bl_options = {'REGISTER', 'UNDO'}
 
     filename_ext = ".urdf"
-    filter_glob: StringProperty(default="*.urdf;*.xml", options={'HIDDEN'})
+    filter_glob: StringProperty(default="*.urdf;*.xml;*.xacro", options={'HIDDEN'})
+    xacro_args: StringProperty(
+        name="Xacro Arguments",
+        description="For a .xacro file: its arguments as on a command line, name:=value "
+                    "separated by spaces (e.g. prefix:=left_ use_gripper:=true)")
     search_paths: StringProperty(
         name="Mesh Search Paths",
         description="Extra folders where package:// and relative mesh paths are looked for "
@@ -103,12 +109,13 @@ class VART_OT_import_urdf(bpy.types.Operator, ImportHelper):  # type: ignore[mis
                 self.report({'ERROR'}, "Start is Pose File: choose the pose file")
                 return {'CANCELLED'}
             obs = import_urdf(self.filepath, context=context,
+                              xacro_args=xacro_files.parse_args(self.xacro_args),
                               search_paths=mesh_paths.split_search_paths(self.search_paths),
                               fixed_base=self.fixed_base,
                               start="middle" if self.start == 'MIDDLE' else "zero",
                               start_file=bpy.path.abspath(self.start_file)
                               if self.start == 'FILE' else None)
-        except (IoError, *support.ERRORS) as e:
+        except (IoError, UrdfError, *support.ERRORS) as e:
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}
         root = obs.get(obs.robot.root_link) or next(iter(obs.values()), None)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
 __all__ = ["Resolution", "resolve", "split_search_paths", "env_search_paths", "package_root",
-           "MESH_FORMATS"]
+           "find_package", "MESH_FORMATS"]
 
 #: Mesh file extensions the importer can read (lower case); others are reported.
 MESH_FORMATS = (".stl", ".obj", ".ply", ".dae")
@@ -169,6 +169,39 @@ def resolve(filename: str, urdf_path: Optional[str] = None, search_paths: Sequen
             res.refused = f"the path leaves package '{os.path.basename(root)}' ({root})"
             return res
     return first([os.path.join(d, rel) for d in [*parents, *search]])
+
+
+def find_package(pkg: str, near: Optional[str] = None, search_paths: Sequence[str] = (),
+                 *, use_env: bool = True, environ=None) -> Optional[str]:
+    """The folder of ROS package ``pkg`` (what ``$(find pkg)`` means in a xacro file), looked
+    for as ``package://`` names are: a folder named ``pkg`` among the folder of the file
+    ``near`` and its parents, inside each of them, then the same for each search path and
+    ROS_PACKAGE_PATH / AMENT_PREFIX_PATH (``use_env``). A folder holding a ``package.xml``
+    whose ``<name>`` is ``pkg`` counts too (a package folder renamed by a download).
+    None if not found."""
+    base = os.path.dirname(os.path.abspath(near)) if near else None
+    dirs = [*_parents(base), *(os.path.abspath(os.path.expanduser(p)) for p in search_paths
+                               if p)]
+    if use_env:
+        dirs += [os.path.abspath(p) for p in env_search_paths(environ)]
+    for d in dirs:
+        for cand in (d, os.path.join(d, pkg)):
+            if os.path.basename(cand) == pkg and os.path.isdir(cand):
+                return cand
+    for d in _parents(base):
+        if _package_name(d) == pkg:
+            return d
+    return None
+
+
+def _package_name(folder: str) -> Optional[str]:
+    """The ``<name>`` of the ``package.xml`` in ``folder``, or None."""
+    import xml.etree.ElementTree as ET
+    try:
+        name = ET.parse(os.path.join(folder, "package.xml")).getroot().findtext("name")
+    except (OSError, ET.ParseError):
+        return None
+    return None if name is None else name.strip()
 
 
 def package_root(folder: Optional[str]) -> Optional[str]:
