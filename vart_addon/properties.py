@@ -10,6 +10,8 @@ sidebar panels read and edit these fields by name:
   ``lambda_max``, the largest damping near singular configurations).
 - ``gravity_enabled`` (off by default) and ``gravity`` (m/s^2, world frame).
 - ``overlay_enabled``: draw joints in the viewport.
+- ``live``: live mode (off by default): each frame change shows the frame solved as a bake
+  would (``animation.live``, which adds itself to :data:`LIVE_TOGGLED`).
 - the last solve: ``status_levels`` (one row per priority level) and ``status_summary``.
 - the clearance check (``vart.check_clearance``): ``clearance_ground`` (a mesh object, or
   None for the plane z = 0), ``clearance_tolerance`` (m), ``clearance_summary``.
@@ -40,6 +42,16 @@ def _redraw(self, context):
     for area in screen.areas:
         if area.type == 'VIEW_3D':
             area.tag_redraw()
+
+
+#: Called as ``fn(scene, on)`` when a scene's Live toggle changes: live mode
+#: (``animation.live``, a higher layer this module may not import) adds itself on register.
+LIVE_TOGGLED: list = []
+
+
+def _live_toggled(self, context):
+    for fn in list(LIVE_TOGGLED):
+        fn(self.id_data, bool(self.live))
 
 
 class VART_PG_status_level(bpy.types.PropertyGroup):
@@ -88,6 +100,12 @@ class VART_PG_settings(bpy.types.PropertyGroup):
     status_summary: StringProperty(name="Status", description="Outcome of the last solve")
     bake_summary: StringProperty(name="Last Bake", description="Outcome of the last bake "
                                  "(frames, keys, goals unmet by frame)")
+    live: BoolProperty(
+        name="Live", description="Solve each frame as it is shown (scrubbing, playback, "
+        "rendering) exactly as Bake Range would, without baking: frames solved once are "
+        "remembered until a key, goal or joint changes. Curves of an earlier bake are muted "
+        "meanwhile; turning it off puts the links back where live mode started",
+        default=False, update=_live_toggled)
     clearance_ground: PointerProperty(
         name="Ground", type=bpy.types.Object, poll=lambda self, ob: ob.type == 'MESH',
         description="The ground of the clearance check (none: the plane z = 0)")

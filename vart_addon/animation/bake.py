@@ -37,6 +37,7 @@ from .bake_keys import Keyer, write_baked
 from .bake_record import claim
 from .bake_result import BakeError, BakeResult
 from .frame_step import INPUT_TOL, FrameSolver
+from .live import paused as live_paused
 
 BAKE_GROUP = A.BAKE_GROUP
 
@@ -90,7 +91,9 @@ def bake_steps(scene=None, frame_start=None, frame_end=None, *,
     jlist = [(jn, j) for jn, j in lk.joints.items() if j.dof]
     T_out = np.empty((n, len(names), 4, 4))
     q_out = {jn: np.empty((n, j.dof)) for jn, j in jlist}
-    with kept_frame(scene):  # back on the user's frame, whatever happens below
+    # live mode stands aside (the bake starts where live mode started); back on the user's
+    # frame, whatever happens below
+    with live_paused(scene), kept_frame(scene):
         checkpoint = bridge.checkpoint()
         try:
             prev = None

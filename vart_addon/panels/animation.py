@@ -38,11 +38,13 @@ class VART_PT_animation(C.Panel, bpy.types.Panel):
         row.prop(scene, "frame_start", text="Start")
         row.prop(scene, "frame_end", text="End")
         C.op(col, "vart.bake", text="Bake Range", icon='RENDER_ANIMATION')
+        sv = C.settings(context)
+        if sv is not None:
+            col.prop(sv, "live", text="Live (solve each frame shown)", icon='PLAY')
         from ..io_trajectory.menus import (
             draw_trajectory_sidebar,  # the File menu's trajectory entries
         )
         draw_trajectory_sidebar(layout)
-        sv = C.settings(context)
         summary = getattr(sv, "bake_summary", "")
         if not summary:
             layout.label(text="Not baked yet")

@@ -1,0 +1,334 @@
+"""Live mode: scrub, play and render what is keyed without baking first.
+
+With the scene's *Live* toggle on (``scene.vart.live``, Vart sidebar > Animation), every
+frame change (scrubbing, playback, ``scene.frame_set``, rendering an animation) shows the
+frame solved exactly as Bake Range would solve it (:mod:`.frame_step`, the step both share):
+a chain from the scene's first frame, each frame warm-started from the one before with the
+frame's animated values as goals. Frame ``f`` is reached by solving through the frames not
+yet remembered before it (frame 40 straight from frame 1 solves 2..40), so the order frames
+are visited in never changes a pose. The poses are written to the links and the joints' q
+(not keyed). Frames outside the scene's frame range are not solved.
+
+What is remembered (:mod:`.live_cache`) is shown again at the cost of writing it; an edited
+key forgets the frames from the first one it changes, any other edit (a goal, a joint, the
+solver settings), undo, loading a file and another scene forget them all.
+
+The chain starts from the *seed*: the scene as it was at the first frame when live mode
+started solving. Turning live mode off puts the links back there (so Bake Range, which starts
+from the scene as it is, bakes the motion live mode showed), unmutes the bake's curves (muted
+while live) and removes live mode's timeline markers. A bake run while live mode is on does
+the same for its duration (:func:`paused`).
+
+Safety: frames with unmet goals get a timeline marker (``vart unmet: goal, ...``) and the
+Vart status says what is unmet at the frame shown; an error is shown in the status, never
+raised into playback or rendering. The handlers are added once and removed on unregister.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import bpy
+import numpy as np
+from bpy.app.handlers import persistent
+
+from ..bridge import build as B
+from ..bridge import scene_key
+from ..bridge import schema as S
+from ..properties import LIVE_TOGGLED, store_status, summary
+from ..shared.bridge_cache import bridge_for, solve_kw
+from .bake_result import BakeError
+from .frame_step import FrameSolver
+from .live_cache import LiveCache, scan, static_signature, unmute_bake_curves
+
+#: Name prefix of the timeline markers live mode puts on frames with unmet goals.
+MARKER = "vart unmet"
+
+#: Live mode's memory, by ``scene_key`` of the scene.
+_caches: dict[int, LiveCache] = {}
+#: Nonzero while live mode must not react to frame changes (its own stepping, a bake).
+_hold = [0]
+#: The last error printed (printed once, not at every frame).
+_last_error = [""]
+
+
+def is_live(scene) -> bool:
+    settings = getattr(scene, "vart", None)
+    return bool(getattr(settings, "live", False))
+
+
+def cache_of(scene) -> LiveCache:
+    """Live mode's memory of ``scene`` (made if missing)."""
+    return _caches.setdefault(scene_key(scene), LiveCache())
+
+
+def link_objects(scene) -> dict:
+    return {ob.name: ob for ob in scene.objects if S.is_link(ob)}
+
+
+# ---- showing a frame --------------------------------------------------------------------------
+def show_frame(scene) -> None:
+    """Show ``scene``'s current frame solved (see the module doc), if live mode is on. Never
+    raises: an error goes to the Vart status (and is printed once)."""
+    if _hold[0] or not is_live(scene):
+        return
+    try:
+        _show(scene, cache_of(scene))
+    except Exception as e:  # noqa: BLE001 - nothing may raise into playback or rendering
+        _report_error(scene, e)
+
+
+def _show(scene, cache: LiveCache) -> None:
+    f = scene.frame_current
+    obs = link_objects(scene)
+    kw = solve_kw(scene, bake=True)
+    curves, driven = scan(obs)
+    static = static_signature(obs, curves, driven,
+                              (scene.frame_start, kw["settings"], kw["gravity"]))
+    _unmark(scene, cache.validate(static, curves))
+    bridge = bridge_for(scene)
+    if cache.solver is not None and bridge.linkage is not cache.solver.lk:
+        _unmark(scene, cache.forget())  # the bridge was rebuilt (another scene, an edit)
+    start, end = scene.frame_start, scene.frame_end
+    if not start <= f <= end:
+        _set_status(scene, cache, f, f"Live: frame {f} is outside the frame range "
+                    f"{start}-{end}; it is not solved")
+        return
+    if f not in cache.frames:
+        _solve_through(scene, cache, f, kw, curves)
+    entry = cache.frames[f]
+    lk = bridge.linkage
+    assert lk is not None  # the chain's solver holds it
+    lk.model().q_to_joints(entry.q)
+    # no view-layer update here: Blender evaluates what a frame-change handler wrote (and
+    # an update would run every depsgraph handler once more per frame)
+    bridge.write_back(evaluate=False)
+    text = _frame_text(f, entry)
+    if cache.shown != (f, text):  # the status of the frame shown (not rewritten per frame)
+        store_status(scene, entry.status)
+        _set_status(scene, cache, f, text)
+
+
+def _solve_through(scene, cache: LiveCache, f: int, kw: dict, curves: dict) -> None:
+    """Solve the frames after the last remembered one up to ``f`` (from the scene's first
+    frame if none is), each warm-started from the one before, and remember them. The scene
+    is stepped through them and put back on its frame."""
+    bridge = bridge_for(scene)
+    if cache.solver is None:
+        _unmark(scene)  # markers of a forgotten chain (undo, a file)
+        cache.solver = FrameSolver.start(bridge, kw["settings"], kw["gravity"])
+        cache.start = scene.frame_start
+    solver = cache.solver
+    assert cache.start is not None
+    last = cache.last
+    prev = None if last is None else cache.frames[last].q
+    first = cache.start if last is None else last + 1
+    frame, subframe = scene.frame_current, scene.frame_subframe
+    checkpoint = bridge.checkpoint()
+    _hold[0] += 1
+    try:
+        for g in range(first, f + 1):
+            if (scene.frame_current, scene.frame_subframe) != (g, 0.0):
+                scene.frame_set(g)
+            if prev is None:
+                prev = _seed(cache, bridge, solver)
+            sol = solver.solve(g, prev)
+            prev = sol.q
+            cache.remember(g, sol.q, sol.status, sol.unmet, curves)
+            if sol.unmet:
+                _mark(scene, g, sol.unmet)
+    finally:
+        try:
+            if (scene.frame_current, scene.frame_subframe) != (frame, subframe):
+                scene.frame_set(frame, subframe=subframe)
+        finally:
+            _hold[0] -= 1
+            solver.release(checkpoint)
+
+
+def _seed(cache: LiveCache, bridge, solver: FrameSolver) -> np.ndarray:
+    """The configuration a chain starts from, at its first frame: the remembered seed while
+    the structure is the same (with the animated joints at their values here), else the
+    scene as it is (synced here), which becomes the seed."""
+    if bridge.sync() or bridge.linkage is not solver.lk:
+        raise BakeError("the mechanism's structure changed at the first frame (animated "
+                        "joint types, frames, parents or tree flags); only values can be "
+                        "animated")
+    model = solver.model
+    now = model.q_from_joints()
+    key = B.structure_key(bridge.data)
+    if cache.seed is None or cache.seed[0] != key:
+        cache.seed = (key, now.copy())
+        return now
+    q = cache.seed[1].copy()
+    for jn in solver.inputs.joints:
+        sl = model.slice_of(solver.lk.joints[jn])
+        q[sl] = now[sl]
+    return q
+
+
+def restore_seed(scene) -> bool:
+    """Put the links and joint values of ``scene`` back where live mode's chain started
+    (the scene before live mode solved), if it remembers that and the structure is the same.
+    True if it did."""
+    cache = _caches.get(scene_key(scene))
+    if cache is None or cache.seed is None:
+        return False
+    bridge = bridge_for(scene)
+    bridge.sync()
+    if bridge.linkage is None or B.structure_key(bridge.data) != cache.seed[0]:
+        return False
+    bridge.linkage.model().q_to_joints(cache.seed[1])
+    bridge.write_back()
+    return True
+
+
+# ---- status and markers -----------------------------------------------------------------------
+def _frame_text(f: int, entry) -> str:
+    if entry.unmet:
+        return f"Live, frame {f}: unmet {', '.join(entry.unmet)} ({summary(entry.status)})"
+    return f"Live, frame {f}: {summary(entry.status)}"
+
+
+def _set_status(scene, cache: LiveCache, f: int, text: str) -> None:
+    if cache.shown != (f, text):
+        scene.vart.status_summary = text
+        cache.shown = (f, text)
+
+
+def _report_error(scene, e: Exception) -> None:
+    text = f"Live, frame {scene.frame_current}: not solved: {e}"
+    try:
+        scene.vart.status_summary = text
+        cache = _caches.get(scene_key(scene))
+        if cache is not None:
+            cache.shown = None
+    except Exception:  # noqa: BLE001 - e.g. a scene being freed
+        pass
+    if text != _last_error[0]:
+        _last_error[0] = text
+        print(f"vart: {text}")
+
+
+def _mark(scene, frame: int, unmet: list) -> None:
+    scene.timeline_markers.new(f"{MARKER}: {', '.join(unmet)}", frame=frame)
+
+
+def _unmark(scene, frames=None) -> None:
+    """Remove live mode's markers (on ``frames`` only, if given)."""
+    if frames is not None:
+        frames = set(frames)
+        if not frames:
+            return
+    markers = scene.timeline_markers
+    for m in [m for m in markers if m.name.startswith(MARKER)]:
+        if frames is None or m.frame in frames:
+            markers.remove(m)
+
+
+def markers(scene) -> dict:
+    """Live mode's markers of ``scene``: frame -> marker name."""
+    return {m.frame: m.name for m in scene.timeline_markers if m.name.startswith(MARKER)}
+
+
+# ---- on and off -------------------------------------------------------------------------------
+def on_toggle(scene, on: bool) -> None:
+    """The Live toggle changed (``properties.LIVE_TOGGLED``). On: start afresh and show the
+    current frame. Off: links back where the chain started, bake curves unmuted, markers
+    removed, the current frame evaluated again (a bake's keys show)."""
+    if on:
+        _caches.pop(scene_key(scene), None)
+        show_frame(scene)
+        return
+    try:
+        restore_seed(scene)
+    except Exception as e:  # noqa: BLE001 - turning off must always succeed
+        _report_error(scene, e)
+    _caches.pop(scene_key(scene), None)
+    unmute_bake_curves(link_objects(scene))
+    _unmark(scene)
+    scene.vart.status_summary = "Live off"
+    _hold[0] += 1
+    try:
+        scene.frame_set(scene.frame_current, subframe=scene.frame_subframe)
+    finally:
+        _hold[0] -= 1
+
+
+@contextmanager
+def paused(scene):
+    """Live mode stands aside while the body steps through frames itself (a bake): the
+    scene is put back where live mode's chain started (as with live mode off, so the bake
+    starts from the same place), frame changes are not solved, and afterwards the current
+    frame is shown again (live mode remembers what it solved)."""
+    live = is_live(scene)
+    if live:
+        try:
+            restore_seed(scene)
+        except Exception as e:  # noqa: BLE001 - the bake reports its own errors
+            _report_error(scene, e)
+    _hold[0] += 1
+    try:
+        yield
+    finally:
+        _hold[0] -= 1
+        if live:
+            cache = _caches.get(scene_key(scene))
+            if cache is not None:
+                cache.shown = None
+            show_frame(scene)
+
+
+def forget_all(keep_seeds: bool = True) -> None:
+    """Forget every remembered frame (undo, redo); with ``keep_seeds`` False, everything
+    (a file loaded)."""
+    if not keep_seeds:
+        _caches.clear()
+        return
+    for cache in _caches.values():
+        cache.forget()
+        cache.shown = None
+
+
+# ---- handlers ---------------------------------------------------------------------------------
+@persistent
+def on_frame_change(scene, depsgraph=None):
+    show_frame(scene)
+
+
+@persistent
+def on_load_post(*_args):
+    forget_all(keep_seeds=False)
+
+
+@persistent
+def on_undo_redo(*_args):
+    forget_all()
+
+
+def _handlers():
+    h = bpy.app.handlers
+    return ((h.frame_change_post, on_frame_change), (h.load_post, on_load_post),
+            (h.undo_post, on_undo_redo), (h.redo_post, on_undo_redo))
+
+
+def _remove(handlers, fn) -> None:
+    """Remove ``fn`` and any earlier copy of it (same module and name: a reloaded module)."""
+    for old in [x for x in handlers if getattr(x, "__name__", None) == fn.__name__
+                and getattr(x, "__module__", None) == fn.__module__]:
+        handlers.remove(old)
+
+
+def register() -> None:
+    for handlers, fn in _handlers():
+        _remove(handlers, fn)
+        handlers.append(fn)
+    _remove(LIVE_TOGGLED, on_toggle)
+    LIVE_TOGGLED.append(on_toggle)
+    forget_all(keep_seeds=False)
+
+
+def unregister() -> None:
+    for handlers, fn in _handlers():
+        _remove(handlers, fn)
+    _remove(LIVE_TOGGLED, on_toggle)
+    forget_all(keep_seeds=False)
