@@ -14,7 +14,8 @@ sidebar panels read and edit these fields by name:
   would (``animation.live``, which adds itself to :data:`LIVE_TOGGLED`).
 - the last solve: ``status_levels`` (one row per priority level) and ``status_summary``.
 - the clearance check (``vart.check_clearance``): ``clearance_ground`` (a mesh object, or
-  None for the plane z = 0), ``clearance_tolerance`` (m), ``clearance_summary``.
+  None for the plane z = 0), ``clearance_tolerance`` (m), ``clearance_summary``;
+  the physics replay's ``replay_summary`` (``vart.replay_physics``).
 
 :func:`solver_settings` turns the knobs into a :class:`vart_addon.solver.Settings`;
 :func:`gravity_of` gives the gravity vector or None; :func:`store_status` records a
@@ -115,6 +116,9 @@ class VART_PG_settings(bpy.types.PropertyGroup):
     clearance_summary: StringProperty(name="Last Clearance Check", description="Outcome of "
                                       "the last clearance check (pairs in contact, depth, "
                                       "frames)")
+    replay_summary: StringProperty(name="Last Physics Replay", description="Outcome of the "
+                                   "last MuJoCo replay (stays up, drift, slip, joints at "
+                                   "their effort limit, tracking error)")
 
 
 def solver_settings(scene) -> Settings:

@@ -47,7 +47,7 @@ from .errors import IoError
 from .importer import MISSING_KEY, SOURCE_KEY, read_source
 
 __all__ = ["export_urdf", "ExportResult", "robot_components", "depsgraph_of", "geometry_objects",
-           "mesh_in_frame"]
+           "mesh_in_frame", "source_template"]
 
 _GEOMETRY_TYPES = ('MESH', 'CURVE', 'SURFACE', 'FONT', 'META')
 
@@ -90,7 +90,7 @@ def export_urdf(path, *, context=None, scene=None, name: str | None = None,
         raise IoError("nothing to export: the scene has no real links"
                       + (" among the selected robots" if links is not None else ""))
     warnings: list[str] = []
-    template = _template(obs, real, folder, warnings)
+    template = source_template(obs, real, folder, warnings)
     robot_name = name or (template.name if template is not None and template.name else stem)
 
     depsgraph = depsgraph_of(ctx, scene)
@@ -260,7 +260,7 @@ def _safe(name: str) -> str:
 
 
 # ---- the imported URDF as a template ----------------------------------------------------------
-def _template(obs, real, folder, warnings):
+def source_template(obs, real, folder, warnings):
     """The URDF the robot was imported from (collisions, inertia tensors, ... for the export),
     with its visuals dropped and its mesh collisions' paths made relative to ``folder``."""
     best, best_n = None, 0

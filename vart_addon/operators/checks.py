@@ -1,6 +1,11 @@
 """Will it run? ``vart.check_clearance``: the clearance check of a baked range
 (:func:`vart_addon.checks.clearance.check_clearance`), with Blender's progress indicator,
-reported, stored in ``scene.vart.clearance_summary`` and marked on the timeline."""
+reported, stored in ``scene.vart.clearance_summary`` and marked on the timeline.
+``vart.replay_physics``: the baked range replayed in MuJoCo
+(:func:`vart_addon.checks.replay.replay_scene_steps`), a few frames per timer tick with the
+progress indicator, Esc to stop; reported and stored in ``scene.vart.replay_summary``."""
+
+import time
 
 import bpy
 from bpy.props import BoolProperty, FloatProperty, IntProperty, StringProperty
@@ -33,12 +38,7 @@ class VART_OT_check_clearance(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        if not support.object_mode(cls, context):
-            return False
-        if not any(S.is_link(ob) for ob in context.scene.objects):
-            cls.poll_message_set("The scene has no links (Vart > Make Links)")
-            return False
-        return True
+        return _poll_links(cls, context)
 
     def _defaults(self, context):
         scene, is_set = context.scene, self.properties.is_property_set
@@ -74,7 +74,125 @@ class VART_OT_check_clearance(bpy.types.Operator):
         return {'FINISHED'}
 
 
-classes = (VART_OT_check_clearance,)
+def _poll_links(cls, context) -> bool:
+    if not support.object_mode(cls, context):
+        return False
+    if not any(S.is_link(ob) for ob in context.scene.objects):
+        cls.poll_message_set("The scene has no links (Vart > Make Links)")
+        return False
+    return True
+
+
+class VART_OT_replay_physics(bpy.types.Operator):
+    bl_idname = "vart.replay_physics"
+    bl_label = "Replay in MuJoCo"
+    bl_description = ("Play the baked joint values of the frame range as position targets of "
+                      "the real joints in MuJoCo (URDF inertials and effort limits, a ground "
+                      "plane, nothing imposed on the base) and report tracking error, forces "
+                      "against their limits, base drift, contact slip and whether the robot "
+                      "stays up (Esc stops). Needs the PyPI package mujoco-core")
+    bl_options = {'REGISTER'}
+
+    frame_start: IntProperty(name="Start", description="First frame (default: the scene's "
+                             "start)", default=1, options={'SKIP_SAVE'})
+    frame_end: IntProperty(name="End", description="Last frame (default: the scene's end)",
+                           default=250, options={'SKIP_SAVE'})
+
+    @classmethod
+    def poll(cls, context):
+        return _poll_links(cls, context)
+
+    def _defaults(self, context):
+        scene, is_set = context.scene, self.properties.is_property_set
+        if not is_set("frame_start"):
+            self.frame_start = scene.frame_start
+        if not is_set("frame_end"):
+            self.frame_end = scene.frame_end
+
+    def _start(self, context):
+        from ..checks.replay import replay_scene_steps
+        self._steps = replay_scene_steps(context.scene, self.frame_start, self.frame_end)
+        self._done, self._total = 0, self.frame_end - self.frame_start + 1
+        context.window_manager.progress_begin(0, self._total)
+
+    def invoke(self, context, event):
+        """With a window: a few frames per timer tick, the progress shown, Esc to stop;
+        without one (a script, background mode): at once."""
+        self._defaults(context)
+        if getattr(context, "window", None) is None:
+            return self.execute(context)
+        try:
+            self._start(context)
+        except support.ERRORS as e:
+            self.report({'ERROR'}, str(e))
+            return {'CANCELLED'}
+        wm = context.window_manager
+        self._timer = wm.event_timer_add(0.0, window=context.window)
+        wm.modal_handler_add(self)
+        return {'RUNNING_MODAL'}
+
+    def modal(self, context, event):
+        if event.type == 'ESC':
+            self._steps.close()
+            self._end(context)
+            self.report({'WARNING'}, f"Replay stopped after {self._done} of {self._total} "
+                        "frames")
+            return {'CANCELLED'}
+        if event.type != 'TIMER':
+            return {'RUNNING_MODAL'}
+        t0 = time.perf_counter()
+        try:
+            while time.perf_counter() - t0 < 0.05:
+                self._done, self._total = next(self._steps)
+                context.window_manager.progress_update(self._done)
+        except StopIteration as stop:
+            self._end(context)
+            return self._finish(context, *stop.value)
+        except support.ERRORS as e:
+            self._end(context)
+            self.report({'ERROR'}, str(e))
+            return {'CANCELLED'}
+        if context.area is not None:
+            context.area.header_text_set(f"Replaying: frame {self._done} of {self._total} "
+                                         "(Esc to stop)")
+        return {'RUNNING_MODAL'}
+
+    def _end(self, context):
+        wm = context.window_manager
+        if getattr(self, "_timer", None) is not None:
+            wm.event_timer_remove(self._timer)
+            self._timer = None
+        wm.progress_end()
+        if context.area is not None:
+            context.area.header_text_set(None)
+
+    def _finish(self, context, res, warnings):
+        text = res.summary(first_frame=self.frame_start)
+        context.scene.vart.replay_summary = text
+        bad = not res.stays_up or res.saturated()
+        self.report({'WARNING'} if bad else {'INFO'}, text)
+        for w in warnings[:5]:
+            self.report({'WARNING'}, w)
+        return {'FINISHED'}
+
+    def execute(self, context):
+        self._defaults(context)
+        try:
+            self._start(context)
+            while True:
+                try:
+                    self._done, self._total = next(self._steps)
+                except StopIteration as stop:
+                    return self._finish(context, *stop.value)
+                context.window_manager.progress_update(self._done)
+        except support.ERRORS as e:
+            self.report({'ERROR'}, str(e))
+            return {'CANCELLED'}
+        finally:
+            context.window_manager.progress_end()
+
+
+classes = (VART_OT_check_clearance, VART_OT_replay_physics)
 
 # The stubs declare register_classes_factory -> None; it returns (register, unregister).
 register, unregister = bpy.utils.register_classes_factory(classes)  # type: ignore[misc]
