@@ -147,7 +147,10 @@ def test_json_layout_is_a_ros_joint_trajectory():
     assert doc["joint_names"] == ["knee", "slide"]
     assert [p["time_from_start"] for p in doc["points"]] == [
         {"sec": 0, "nanosec": 0}, {"sec": 1, "nanosec": 500000000}, {"sec": 2, "nanosec": 1}]
-    assert all(set(p) == {"positions", "time_from_start"} for p in doc["points"])
+    # every field of trajectory_msgs/JointTrajectoryPoint; no derivatives: empty lists
+    assert all(set(p) == {"positions", "velocities", "accelerations", "effort",
+                          "time_from_start"} for p in doc["points"])
+    assert all(p["velocities"] == p["accelerations"] == p["effort"] == [] for p in doc["points"])
     neg = json.loads(format_json(sample(2).replace(times=[-1.25, 0.0])))
     assert neg["points"][0]["time_from_start"] == {"sec": -2, "nanosec": 750000000}
     assert parse_json(json.dumps(neg)).times.tolist() == [-1.25, 0.0]

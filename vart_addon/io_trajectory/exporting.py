@@ -1,10 +1,18 @@
 """Trajectory export: a frame range of a scene, sampled (:mod:`.sampling`), written to a .csv,
 .json or .path file.
 
-**Export** (:func:`export_trajectory`): sample, then
-:func:`~vart_addon.formats.trajectory.files.export_trajectory` (real joints unless
-``include_virtual``, continuous ones unwrapped, limits checked on every frame, waypoints,
-atomic write). *Decision: limit violations do not block the export* (unless
+**Export** (:func:`export_trajectory`): refuse a range no bake covers (``require_bake``),
+sample the joints and the floating base (:mod:`.robot_base`), then
+:func:`~vart_addon.formats.trajectory.files.export_motion` (real joints unless
+``include_virtual``, continuous ones unwrapped, the base if it moves, optional re-timing
+within the joints' limits, velocities and accelerations from every frame, limits checked on
+every frame, waypoints, a ``.path`` in the robot's Klampt layout, atomic write).
+
+*Decision: an export needs a bake of its range* (``require_bake=True``, and always from the
+operator): the joints a bake does not key (the ones that follow virtual joints) hold stale
+values otherwise. A scene whose motion is keyed on every real joint directly (a hand-keyed
+arm, an imported trajectory not baked) passes ``require_bake=False`` to export the keys as
+they are. *Decision: limit violations do not block the export* (unless
 ``refuse_violations``): they are returned and reported (WARNING, by joint and time) and the
 file is written. A bake keeps tree joints within their limits, so violations come from
 closure joints (penalised, not hard) or hand keys; the file is the evidence to inspect, and a
@@ -22,10 +30,13 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
+from ..animation import bake_record
 from ..formats.trajectory import files as TIO
 from ..formats.trajectory import model as TR
+from ..formats.trajectory.timing import Limits, RetimeResult
 from ..solver.text import show
 from .joint_columns import TrajectoryError, format_of
+from .robot_base import robot_tree, sample_base
 from .sampling import _frame_range, sample_trajectory
 
 __all__ = ["export_trajectory", "ExportResult"]
@@ -40,9 +51,10 @@ def _step(what: str, v) -> float:
 
 @dataclass
 class ExportResult:
-    """What :func:`export_trajectory` wrote: ``written`` (the waypoints, as in the file),
-    ``violations`` (limit violations on every frame), ``notes`` (velocity limits that could not
-    be read...)."""
+    """What :func:`export_trajectory` wrote: ``written`` (the waypoints, as in the file; for a
+    ``.path``, the robot's Klampt configurations), ``violations`` (limit violations on every
+    frame), ``notes`` (velocity limits that could not be read...), ``base`` (the floating
+    base link exported, or None) and ``timing`` (the re-timing, or None)."""
 
     path: str
     written: TR.Trajectory
@@ -50,6 +62,8 @@ class ExportResult:
     frame_end: int
     violations: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    base: str | None = None
+    timing: RetimeResult | None = None
 
     @property
     def frames(self) -> int:
@@ -66,6 +80,10 @@ class ExportResult:
         w = self.written
         head = (f"Exported {w.n_times} waypoints of {w.n_joints} joint values (frames "
                 f"{self.frame_start}-{self.frame_end}, {self.frames} frames) to {self.path}")
+        if self.base:
+            head += f"; base {self.base!r} included"
+        if self.timing is not None:
+            head += "; " + self.timing.summary()
         if self.violations:
             joints = sorted({v.joint for v in self.violations})
             head += (f"; {len(self.violations)} limit violations on {len(joints)} joint"
@@ -74,37 +92,69 @@ class ExportResult:
         return head
 
 
+def _check_baked(scene, start: int, end: int) -> None:
+    gaps = bake_record.uncovered(scene, start, end)
+    if gaps:
+        where = ", ".join(f"{a}-{b}" if a != b else f"{a}" for a, b in gaps)
+        raise TrajectoryError(
+            f"not exported: frames {where} of {start}-{end} are not baked, so the joints that "
+            f"follow the virtual ones have no values there; bake them first (Vart > Animation "
+            f"> Bake Range over {start}-{end})")
+
+
 def export_trajectory(scene, path, *, frame_start=None, frame_end=None,
                       include_virtual: bool = False, every_frame: bool = False,
                       angle_step: float = math.radians(2.0), length_step: float = 0.02,
-                      refuse_violations: bool = False, source: str = "auto") -> ExportResult:
+                      refuse_violations: bool = False, source: str = "auto",
+                      require_bake: bool = True, derivatives: bool | None = None,
+                      retime: str | None = None, limits: Limits | None = None,
+                      max_speedup: float = 10.0) -> ExportResult:
     """Sample ``scene`` (default: the context's) over the frame range and write ``path``
     (.csv, .json or .path, by extension) atomically: real joints (and virtual ones if
-    ``include_virtual``), waypoints whenever a joint moved ``angle_step`` rad or
-    ``length_step`` m (or ``every_frame``). Returns an :class:`ExportResult`; limit violations
-    are in it and do not stop the export unless ``refuse_violations``. Raises
-    :class:`TrajectoryError` (SchemaError for a corrupt scene) with nothing written."""
+    ``include_virtual``), the floating base's pose when it moves, waypoints whenever a joint
+    moved ``angle_step`` rad or ``length_step`` m (or ``every_frame``). ``require_bake``:
+    refuse a range no bake covers (see the module doc). ``derivatives``: velocities and
+    accelerations (default: in JSON only). ``retime``: None (the scene's timing),
+    ``"uniform"`` or ``"toppra"``, within the URDF's velocity limits and ``limits``
+    (:class:`~vart_addon.formats.trajectory.timing.Limits`: defaults for joints without one,
+    acceleration limits). Returns an :class:`ExportResult`; limit violations are in it and do
+    not stop the export unless ``refuse_violations``. Raises :class:`TrajectoryError`
+    (SchemaError for a corrupt scene) with nothing written."""
     scene = scene or bpy.context.scene
     path = os.fspath(path)
-    format_of(path)
+    fmt = format_of(path)
     angle_step, length_step = _step("angle_step", angle_step), _step("length_step", length_step)
-    notes: list = []
-    traj = sample_trajectory(scene, frame_start, frame_end, source=source, notes=notes)
     start, end = _frame_range(scene, frame_start, frame_end)
+    notes: list = []
+    traj = sample_trajectory(scene, start, end, source=source, notes=notes)
+    if require_bake:
+        _check_baked(scene, start, end)
+    tree = robot_tree(scene)
+    if tree is not None and tree.floating:
+        frames = np.arange(start, end + 1)
+        traj = traj.replace(base=sample_base(scene, tree, frames))
+    klampt = tree.klampt_layout() if fmt.id == "PATH" and tree is not None else None
     try:
         if refuse_violations:
             full = TR.unwrap(TR.select(traj, include_virtual))
-            found = TR.check_limits(full)
+            found = [v for v in TR.check_limits(full)  # re-timing keeps velocities in
+                     if not (retime and v.kind == "velocity")]
             if found:
                 lines = TR.format_violations(found, dict(zip(full.joint_names, full.units)))
                 raise TrajectoryError(f"not exported: {len(found)} limit violations: "
                                       + "; ".join(lines))
-        written, violations = TIO.export_trajectory(
+        done = TIO.export_motion(
             traj, path, include_virtual=include_virtual, every_frame=every_frame,
-            angle_step=angle_step, length_step=length_step)
+            angle_step=angle_step, length_step=length_step, derivatives=derivatives,
+            retime=retime, limits=limits, max_speedup=max_speedup, klampt=klampt)
     except TrajectoryError:
         raise
     except (ValueError, OSError) as e:
         raise TrajectoryError(f"{e}; nothing was written" if isinstance(e, ValueError)
                               else str(e)) from None
-    return ExportResult(path, written, start, end, violations, notes)
+    base = traj.base.link if traj.base is not None and (
+        klampt is not None or traj.base.moves()) else None
+    if done.timing is not None:
+        notes.extend(done.timing.notes)
+    return ExportResult(path, done.written, start, end, done.violations, notes, base,
+                        done.timing)

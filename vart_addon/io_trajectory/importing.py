@@ -38,6 +38,7 @@ from ..formats.trajectory import model as TR
 from ..solver.text import show
 from ..solver.validate import MAX_MAGNITUDE
 from .joint_columns import TrajectoryError, _link_objects, columns, format_of
+from .robot_base import robot_tree
 from .sampling import fps_of
 
 if TYPE_CHECKING:  # the bake is imported when it runs
@@ -65,17 +66,21 @@ def read_trajectory(path, scene=None, cols=None) -> TR.Trajectory:
         raise TrajectoryError(str(e)) from None
     by_name = {c.name: c for c in cols}
     try:
-        if not fmt.names:  # the scene's columns, in the order of an export
+        if not fmt.names:  # the robot's Klampt layout, or the scene's columns
+            layout = _klampt_layout(scene)
+            if layout is not None and layout.size == traj.n_joints:
+                return layout.from_config(traj)
             real = [c for c in cols if not c.virtual]
             pick = real if len(real) == traj.n_joints else \
                 cols if len(cols) == traj.n_joints else None
             if pick is None:
                 raise TrajectoryError(
-                    f"{path}: milestones have {traj.n_joints} values, but the scene has "
-                    f"{len(real)} real joint values ({len(cols)} with the virtual ones); a "
-                    f"{fmt.extension} file has no joint names, so its values must be those, in "
-                    "the order of an export: " + ", ".join(c.name for c in real[:12])
-                    + (" ..." if len(real) > 12 else ""))
+                    f"{path}: milestones have {traj.n_joints} values, but the robot's Klampt "
+                    f"configuration has {layout.size if layout else 'no'} entries and the "
+                    f"scene has {len(real)} real joint values ({len(cols)} with the virtual "
+                    f"ones); a {fmt.extension} file has no joint names, so its values must be "
+                    "one of those, in the order of an export: "
+                    + ", ".join(c.name for c in real[:12]) + (" ..." if len(real) > 12 else ""))
             return traj.replace(joint_names=[c.name for c in pick],
                                 kinds=[c.kind for c in pick])
         if not fmt.units:  # the scene's kinds
@@ -92,6 +97,15 @@ def read_trajectory(path, scene=None, cols=None) -> TR.Trajectory:
                                   f"{c.joint!r} of the scene is {c.kind} "
                                   f"([{TR.UNITS[c.kind]}])")
     return traj
+
+
+def _klampt_layout(scene):
+    """The Klampt layout of the scene's robot, or None when it has none."""
+    try:
+        tree = robot_tree(scene)
+        return None if tree is None else tree.klampt_layout()
+    except BridgeError:
+        return None
 
 
 @dataclass
@@ -115,6 +129,8 @@ class ImportResult:
     follow_solve: list = field(default_factory=list)
     bake: BakeResult | None = None
     bake_error: str = ""
+    base: str = ""
+    base_skipped: str = ""
 
     def warnings(self, most: int = 6) -> list[str]:
         def names(xs):
@@ -130,6 +146,8 @@ class ImportResult:
         if self.follow_solve:
             out.append(f"{len(self.follow_solve)} joint values of closure or mimic joints "
                        f"follow the solve (not keyed): {names(self.follow_solve)}")
+        if self.base_skipped:
+            out.append(self.base_skipped)
         if self.bake_error:
             out.append(f"bake failed (the imported keys stay): {self.bake_error}")
         elif self.bake is not None and (self.bake.unmet or self.bake.stuck):
@@ -141,6 +159,8 @@ class ImportResult:
              f"{self.trajectory.n_times} waypoints, {self.keys} keys on {len(self.keyed)} "
              f"joint values of {len(self.joints)} joints, frames {self.first_frame:g}-"
              f"{self.last_frame:g}")
+        if self.base:
+            s += f"; base {self.base!r} keyed"
         if self.bake is not None:
             s += f"; baked {self.bake.frames} frames"
         return s
@@ -231,6 +251,8 @@ def apply_trajectory(scene, traj: TR.Trajectory, start_frame=None, *, path: str 
         res.keyed.append(c.name)
         if c.joint not in res.joints:
             res.joints.append(c.joint)
+    if traj.base is not None and traj.base.moves():
+        _key_base(traj.base, obs, frames, res)
     if bake:
         first = math.floor(frames[0] + 1e-4)
         last = max(math.ceil(frames[-1] - 1e-4), first)
@@ -240,6 +262,30 @@ def apply_trajectory(scene, traj: TR.Trajectory, start_frame=None, *, path: str 
         except BridgeError as e:
             res.bake_error = str(e)
     return res
+
+
+def _key_base(base, obs: dict, frames, res: ImportResult) -> None:
+    """Key the base link's location and rotation (its world poses; the bake takes them as a
+    target on the link); a base link the scene lacks, or one under a Blender parent, is a
+    warning."""
+    from ..animation.bake_keys import Keyer
+    from ..animation.keying import JOINT_GROUP, rotation_path
+    from ..formats.trajectory.base_motion import matrices
+    ob = obs.get(base.link)
+    if ob is None or ob.parent is not None:
+        res.base_skipped = (f"the base motion of {base.link!r} was not imported: "
+                            + ("no such link in the scene" if ob is None else
+                               f"it has a Blender parent ({ob.parent.name!r})"))
+        return
+    kr = Keyer(ob, obs)
+    loc, rot = kr.channels(kr.world(matrices(base.poses)))
+    for path, values in (("location", loc), (rotation_path(ob), rot)):
+        for i in range(values.shape[1]):
+            fc = A.ensure_fcurve(ob, path, i, JOINT_GROUP)
+            if A.group_of(fc) == A.BAKE_GROUP:
+                A.set_group(ob, fc, JOINT_GROUP)
+            res.keys += A.write_keys(fc, frames, values[:, i], interpolation="LINEAR")
+    res.base = base.link
 
 
 def import_trajectory(scene, path, *, start_frame=None, bake: bool = True,

@@ -23,6 +23,7 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, St
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from ..formats.trajectory import files as TIO
+from ..formats.trajectory.timing import Limits
 from ..shared import bridge_cache
 from . import support
 from .io import report_warnings
@@ -69,6 +70,33 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
                                default=0.02, min=1e-9, soft_min=1e-4, soft_max=0.5,
                                description="A new waypoint when a linear joint has moved "
                                "this much since the last one")
+    require_bake: BoolProperty(name="Require Bake", default=True,
+                               description="Refuse frames no bake covers (Bake Range first); "
+                               "off: export the keys as they are, for a motion keyed on "
+                               "every real joint directly")
+    derivatives: BoolProperty(name="CSV Velocities", default=False,
+                              description="CSV: add velocity and acceleration columns "
+                              "(JSON always has them; a .path has none)")
+    retime: EnumProperty(name="Timing", default='NONE', items=[
+        ('NONE', "Scene", "The scene's frame times"),
+        ('UNIFORM', "Uniform to Limits", "Scale all times by one factor so the most loaded "
+         "joint meets its velocity or acceleration limit"),
+        ('TOPPRA', "Time-Optimal (TOPP-RA)", "Time-optimal within the limits, starting and "
+         "ending at rest (needs the toppra package)")],
+        description="Re-time the motion within the joints' limits (URDF velocity limits, "
+        "or the defaults below)")
+    velocity_limit: FloatProperty(name="Default Velocity", subtype='ANGLE', default=0.0,
+                                  min=0.0, description="Velocity limit (per second) of angular "
+                                  "joints without a URDF limit (0: none)")
+    linear_velocity_limit: FloatProperty(name="Default Linear Velocity", default=0.0,
+                                         min=0.0, description="Velocity limit (m/s) of linear "
+                                         "joints without a URDF limit (0: none)")
+    acceleration_limit: FloatProperty(name="Acceleration", subtype='ANGLE', default=0.0,
+                                      min=0.0, description="Acceleration limit (per second "
+                                      "squared) of angular joints (0: none)")
+    linear_acceleration_limit: FloatProperty(name="Linear Acceleration", default=0.0, min=0.0,
+                                             description="Acceleration limit (m/s^2) of "
+                                             "linear joints (0: none)")
     refuse_violations: BoolProperty(name="Refuse Limit Violations", default=False,
                                     description="Write nothing when a joint leaves its limits "
                                     "(else the file is written and the violations reported)")
@@ -123,13 +151,25 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
                                     include_virtual=self.include_virtual,
                                     every_frame=self.every_frame,
                                     angle_step=self.angle_step, length_step=self.length_step,
-                                    refuse_violations=self.refuse_violations)
+                                    refuse_violations=self.refuse_violations,
+                                    require_bake=self.require_bake,
+                                    derivatives=self.derivatives or None,
+                                    retime=None if self.retime == 'NONE'
+                                    else self.retime.lower(),
+                                    limits=Limits(self.velocity_limit or None,
+                                                  self.linear_velocity_limit or None,
+                                                  self.acceleration_limit or None,
+                                                  self.linear_acceleration_limit or None))
         except support.ERRORS as e:
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}
         w = res.written
         head = (f"exported {w.n_times} waypoints of {w.n_joints} joint values (frames "
                 f"{res.frame_start}-{res.frame_end}) to {res.path}")
+        if res.base:
+            head += f", base {res.base!r} included"
+        if res.timing is not None:
+            head += f", {res.timing.summary()}"
         if res.violations:
             joints = sorted({v.joint for v in res.violations})
             report_warnings(self, res.violation_lines() + res.notes,

@@ -25,7 +25,7 @@ from vart_addon.bridge import SceneBridge  # noqa: E402
 from vart_addon.bridge import animation as A  # noqa: E402
 from vart_addon.bridge import schema as S  # noqa: E402
 from vart_addon.formats.trajectory import model as TR  # noqa: E402
-from vart_addon.formats.trajectory.files import load_trajectory  # noqa: E402
+from vart_addon.formats.trajectory.files import load_trajectory, save_trajectory  # noqa: E402
 from vart_addon.io_urdf.importer import import_urdf  # noqa: E402
 from vart_addon.solver import Settings, Solver  # noqa: E402
 
@@ -87,11 +87,14 @@ def value_at(col, frame):
 
 
 def load(path, scene=None):
-    """Parse an exported file back; a .path gets the scene's real column names."""
-    names = None
+    """Parse an exported file back; a .path (the robot's Klampt configurations) is read for
+    the scene and its joint columns put in the scene's order."""
     if str(path).endswith(".path"):
-        names = [c.name for c in TB.columns(scene or bpy.context.scene) if not c.virtual]
-    return load_trajectory(path, joint_names=names)
+        scene = scene or bpy.context.scene
+        got = TB.read_trajectory(path, scene)
+        names = [c.name for c in TB.columns(scene) if not c.virtual]
+        return got.columns([got.joint_names.index(n) for n in names])
+    return load_trajectory(path)
 
 
 def rigid(ob):
@@ -195,8 +198,9 @@ def test_a_baked_motion_exports_and_parses_back_to_the_fcurve_values(ext, tmp_pa
     np.testing.assert_allclose(got.times, (np.arange(1, 26) - 1) / fps, atol=1e-9)
     want = np.array([[value_at(c, f) for c in cols] for f in range(1, 26)])
     np.testing.assert_allclose(got.positions, want, atol=1e-6, rtol=0)
-    # the written trajectory is what the file holds
-    np.testing.assert_allclose(res.written.positions, got.positions, atol=1e-12)
+    # the written trajectory is what the file holds (for a .path: Klampt configurations)
+    raw = load_trajectory(path) if ext == ".path" else got
+    np.testing.assert_allclose(res.written.positions, raw.positions, atol=1e-12)
     # the mimic fingers and the bake's own values are there: every joint moved as baked
     k = got.joint_names.index("left_tip_joint")
     np.testing.assert_allclose(got.positions[:, k], 5.0 * want[:, cols.index(
@@ -244,7 +248,7 @@ def test_continuous_joints_are_unwrapped_and_never_wrapped_to_pi(tmp_path):
     key("wrist_3", range(1, 8), wraps)
     key("elbow", range(1, 8), [0.0, 2.5, -2.0, 0.0, 1.0, 2.5, -2.5])  # limited: as it is
     path = tmp_path / "cont.json"
-    TB.export_trajectory(scene, path, frame_start=1, frame_end=7, every_frame=True)
+    TB.export_trajectory(scene, path, frame_start=1, frame_end=7, every_frame=True, require_bake=False)
     got = load(path)
     w3 = got.positions[:, got.joint_names.index("wrist_3")]
     want = np.unwrap(np.array(wraps, np.float32).astype(float))
@@ -261,10 +265,10 @@ def test_virtual_joints_are_left_out_unless_asked_for(tmp_path):
     base = next(ob for ob in scene.objects if ob.name == "base_link")
     S.write_joint(base, "tilt", "revolute", None, virtual=True, q=[0.25])
     bpy.context.view_layer.update()
-    TB.export_trajectory(scene, tmp_path / "real.csv", frame_start=1, frame_end=3)
+    TB.export_trajectory(scene, tmp_path / "real.csv", frame_start=1, frame_end=3, require_bake=False)
     assert "tilt" not in load(tmp_path / "real.csv").joint_names
     res = TB.export_trajectory(scene, tmp_path / "all.csv", frame_start=1, frame_end=3,
-                               include_virtual=True)
+                               include_virtual=True, require_bake=False)
     got = load_trajectory(tmp_path / "all.csv")
     assert "tilt" in got.joint_names and res.written.n_joints == 10
     np.testing.assert_allclose(got.positions[:, got.joint_names.index("tilt")], 0.25)
@@ -277,7 +281,7 @@ def test_limit_violations_are_reported_by_joint_and_time_and_the_file_is_written
     key("elbow", [1, 11], [2.05, 3.05])          # above 2.6 from frame 7 on
     key("shoulder_pan", [1, 3], [0.0, 1.0])      # 12 rad/s > 3.15
     path = tmp_path / "over.csv"
-    res = TB.export_trajectory(scene, path, frame_start=1, frame_end=12)
+    res = TB.export_trajectory(scene, path, frame_start=1, frame_end=12, require_bake=False)
     assert path.is_file()
     pos = [v for v in res.violations if v.kind == "position"]
     vel = [v for v in res.violations if v.kind == "velocity"]
@@ -293,7 +297,7 @@ def test_limit_violations_are_reported_by_joint_and_time_and_the_file_is_written
     # refuse_violations: nothing written, an existing file untouched
     path.write_text("keep me")
     with pytest.raises(TB.TrajectoryError, match="not exported: .*elbow: position above"):
-        TB.export_trajectory(scene, path, frame_start=1, frame_end=12, refuse_violations=True)
+        TB.export_trajectory(scene, path, frame_start=1, frame_end=12, refuse_violations=True, require_bake=False)
     assert path.read_text() == "keep me"
 
 
@@ -302,7 +306,7 @@ def test_refusals_write_nothing_and_leave_an_existing_file_untouched(tmp_path):
     old = tmp_path / "old.csv"
     old.write_text("old content\n")
     with pytest.raises(TB.TrajectoryError, match="nothing to export: the scene has no links"):
-        TB.export_trajectory(scene, old)
+        TB.export_trajectory(scene, old, require_bake=False)
     # only virtual joints: nothing to export
     a = bpy.data.objects.new("a", None)
     scene.collection.objects.link(a)
@@ -310,8 +314,8 @@ def test_refusals_write_nothing_and_leave_an_existing_file_untouched(tmp_path):
     S.write_joint(a, "v", "prismatic", None, virtual=True)
     before = snapshot(old)
     with pytest.raises(TB.TrajectoryError, match="nothing to export: all 1 joints are virtual"):
-        TB.export_trajectory(scene, old)
-    TB.export_trajectory(scene, tmp_path / "v.csv", include_virtual=True, frame_end=3)
+        TB.export_trajectory(scene, old, require_bake=False)
+    TB.export_trajectory(scene, tmp_path / "v.csv", include_virtual=True, frame_end=3, require_bake=False)
     assert snapshot(old)[0] == before[0]
     S.remove_link(a)
     baked_arm(frames=5)
@@ -419,7 +423,7 @@ def test_import_onto_a_baked_scene_replaces_the_baked_curves_and_rebakes(tmp_pat
     for f in range(1, 14):
         scene.frame_set(f)
         before[f] = link_poses(scene)
-    path = tmp_path / "fourbar.path"
+    path = tmp_path / "fourbar.csv"
     TB.export_trajectory(scene, path, frame_start=1, frame_end=13, every_frame=True)
     got = load(path)
     assert got.joint_names == ("A", "B", "C", "D")  # the closure C is real: exported
@@ -466,8 +470,9 @@ def test_import_refusals_change_nothing(tmp_path):
                       "closure or mimic joints"),
         "units.csv": ("time_s,elbow [m]\n0,0.1\n1,0.2\n",
                       "column 'elbow' is in \\[m\\] but joint 'elbow' of the scene is angular"),
-        "count.path": ("0\t2 0.1 0.2\n1\t2 0.2 0.3\n", "milestones have 2 values, but the scene "
-                       "has 9 real joint values"),
+        "count.path": ("0\t2 0.1 0.2\n1\t2 0.2 0.3\n", "milestones have 2 values, but the robot's "
+                       "Klampt configuration has 17 entries and the scene has 9 real joint "
+                       "values"),
         "bad.json": ('{"joint_names": ["elbow"], "points": [}', "bad.json: line 1"),
         "bad.csv": ("time_s,elbow [rad]\n0,abc\n", "'abc' is not a number"),
         "x.txt": ("whatever", "unknown trajectory format '.txt'"),
@@ -494,19 +499,20 @@ def test_import_refusals_change_nothing(tmp_path):
     assert snapshot() == before
 
 
-def test_a_path_file_with_every_column_names_the_virtual_ones_too(tmp_path):
+def test_a_path_file_of_joint_columns_still_reads_the_virtual_ones_too(tmp_path):
+    """A .path of the scene's joint columns (what vart wrote before the Klampt layout) reads
+    by its count: every column, virtual ones included."""
     arm()
     scene = bpy.context.scene
     base = bpy.data.objects["base_link"]
     S.write_joint(base, "tilt", "revolute", None, virtual=True, q=[0.0])
     key("tilt", [1, 3], [0.0, 0.2])
     path = tmp_path / "all.path"
-    TB.export_trajectory(scene, path, frame_start=1, frame_end=3, include_virtual=True,
-                         every_frame=True)
+    every = TR.select(TB.sample_trajectory(scene, 1, 3), include_virtual=True)
+    save_trajectory(every, path)
     traj = TB.read_trajectory(path, scene)
     assert "tilt" in traj.joint_names and traj.n_joints == 10
     assert traj.kinds[traj.joint_names.index("left_finger_joint")] == "linear"
-
 
 def test_sampling_gives_what_blender_applies_muted_curves_and_nla_included():
     arm()
@@ -532,3 +538,20 @@ def test_sampling_gives_what_blender_applies_muted_curves_and_nla_included():
     assert scene.frame_current == 1
     with pytest.raises(TB.TrajectoryError, match="source must be one of"):
         TB.sample_trajectory(scene, 1, 5, source="guess")
+
+
+def test_an_export_of_frames_no_bake_covers_is_refused_saying_what_to_do(tmp_path):
+    arm()
+    scene = bpy.context.scene
+    key("elbow", [1, 10], [0.0, -1.0])
+    path = tmp_path / "m.csv"
+    with pytest.raises(TB.TrajectoryError, match=r"frames 1-10 of 1-10 are not baked.*Bake "
+                       r"Range over 1-10"):
+        TB.export_trajectory(scene, path, frame_start=1, frame_end=10)
+    assert not path.exists()
+    BK.bake(scene, 1, 6, settings=TIGHT)
+    with pytest.raises(TB.TrajectoryError, match="frames 7-10 of 1-10 are not baked"):
+        TB.export_trajectory(scene, path, frame_start=1, frame_end=10)
+    assert not path.exists()
+    TB.export_trajectory(scene, path, frame_start=1, frame_end=6)  # baked: written
+    assert load(path).n_times > 1

@@ -16,7 +16,8 @@ from repo_paths import DATA
 from vart_addon.animation import bake as BK
 from vart_addon.bridge import animation as A
 from vart_addon.bridge import schema as S
-from vart_addon.formats.trajectory.files import load_trajectory, parse_json
+from vart_addon.formats.trajectory.files import parse_json
+from vart_addon.io_trajectory import read_trajectory  # noqa: E402
 from vart_addon.io_urdf.importer import import_urdf
 from vart_addon.solver import Settings
 
@@ -110,7 +111,8 @@ def test_export_writes_the_format_of_the_extension_over_the_scene_range(vart_reg
     assert bpy.ops.vart.export_trajectory(filepath=str(tmp_path / "m"), file_format='PATH',
                                           frame_start=3, frame_end=9,
                                           angle_step=math.radians(10)) == {'FINISHED'}
-    got = load_trajectory(tmp_path / "m.path", joint_names=traj.joint_names)
+    got = read_trajectory(tmp_path / "m.path", scene)  # the robot's Klampt configurations
+    got = got.columns([got.joint_names.index(n) for n in traj.joint_names])
     assert got.times[0] == 0.0 and got.times[-1] == pytest.approx(6 / fps)
     assert 2 <= got.n_times < 7
     pan = traj.joint_names.index("shoulder_pan")
@@ -143,14 +145,16 @@ def test_export_warns_about_limit_violations_and_still_writes(vart_registered, t
     arm(bake=False)
     key("elbow", [1, 13], [2.0, 3.0])
     out = tmp_path / "over.csv"
-    assert bpy.ops.vart.export_trajectory(filepath=str(out)) == {'FINISHED'}
+    # the motion is keyed on the real joints themselves: nothing to bake
+    assert bpy.ops.vart.export_trajectory(filepath=str(out), require_bake=False) == {'FINISHED'}
     assert out.is_file()
     text = "".join(capsys.readouterr())
     assert "Warning: exported 13 waypoints" in text and "limits exceeded by 1 joint " in text
     assert "elbow: position above 2.6 rad at t=" in text
     out.write_text("kept")
     with pytest.raises(RuntimeError, match="not exported: 5 limit violations: elbow"):
-        bpy.ops.vart.export_trajectory(filepath=str(out), refuse_violations=True)
+        bpy.ops.vart.export_trajectory(filepath=str(out), refuse_violations=True,
+                                       require_bake=False)
     assert out.read_text() == "kept"
 
 
@@ -163,8 +167,11 @@ def test_export_refusals_are_errors_and_write_nothing(vart_registered, tmp_path)
     arm(bake=False)
     with pytest.raises(RuntimeError, match="empty frame range"):
         bpy.ops.vart.export_trajectory(filepath=str(out), frame_start=9, frame_end=2)
+    with pytest.raises(RuntimeError, match="frames 1-13 of 1-13 are not baked.*Bake Range"):
+        bpy.ops.vart.export_trajectory(filepath=str(out))
     with pytest.raises(RuntimeError, match="cannot write trajectory"):
-        bpy.ops.vart.export_trajectory(filepath=str(tmp_path / "no" / "x.csv"))
+        bpy.ops.vart.export_trajectory(filepath=str(tmp_path / "no" / "x.csv"),
+                                       require_bake=False)
     with pytest.raises(RuntimeError, match="choose a file"):
         bpy.ops.vart.export_trajectory(filepath=str(tmp_path))
     assert out.read_text() == "old" and sorted(os.listdir(tmp_path)) == ["x.csv"]

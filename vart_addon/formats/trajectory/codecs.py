@@ -1,21 +1,16 @@
-"""Trajectory texts: CSV, ROS ``trajectory_msgs/JointTrajectory`` JSON and Klampt linear paths
-(the writers ``format_*`` and readers ``parse_*``; files and the table of formats are
-:mod:`.files`).
+"""Trajectory texts: CSV and Klampt linear paths (the writers ``format_*`` and readers
+``parse_*``; ROS JSON is :mod:`.ros_json`; files and the table of formats are :mod:`.files`).
 
 Plain Python + numpy. Units: seconds, radians (angular joints), metres (linear joints).
 
 - **CSV** (``.csv``): header ``time_s,knee [rad],slide [m]``, then one row per sample. Values are
-  written with ``repr`` (shortest exact form), so they parse back bit for bit.
-- **JSON** (``.json``): the field names of ROS 2 ``trajectory_msgs/msg/JointTrajectory``::
-
-      {"header": {"stamp": {"sec": 0, "nanosec": 0}, "frame_id": ""},
-       "joint_names": ["knee", ...],
-       "points": [{"positions": [0.1, ...], "time_from_start": {"sec": 0, "nanosec": 0}}, ...]}
-
-  Positions are exact. ``time_from_start`` is a whole number of nanoseconds (``sec`` may be
-  negative, ``0 <= nanosec < 1e9``), so times are rounded to the nearest ns; reading accepts
-  ROS 1 ``secs``/``nsecs`` too. JSON carries no units: joints read back as angular unless the
-  caller gives ``kinds``.
+  written with ``repr`` (shortest exact form), so they parse back bit for bit. Derivatives,
+  when the trajectory has them, are more columns of the same names in ``[rad/s]``/``[m/s]``
+  and ``[rad/s^2]``/``[m/s^2]``; a floating base is ``base:<link>/translation.x [m]`` ...
+  ``base:<link>/rotation.w [1]`` (a unit quaternion, ROS ``Transform`` fields), then its
+  twists ``base:<link>/linear.x [m/s]`` ... ``angular.z [rad/s]`` (and ``[m/s^2]``,
+  ``[rad/s^2]``) when known.
+- **JSON** (``.json``): ROS trajectory messages, in :mod:`.ros_json`.
 - **Klampt linear path** (``.path``): what ``klampt.model.trajectory.Trajectory.save``/``load``
   and the C++ ``LinearPath::Save``/``Load`` use: one milestone per line, ``time<TAB>n v1 ... vn``
   (whitespace separated, the count n then n values; no header, no names). Written with full
@@ -30,19 +25,18 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 import re
-from fractions import Fraction
 from typing import Optional, Sequence
 
-from ...solver.text import json_error, show
+import numpy as np
+
+from ...solver.text import show
+from .base_motion import BaseMotion
 from .model import UNITS, Trajectory
 
-__all__ = ["TrajectoryFormatError", "format_csv", "parse_csv", "format_json", "parse_json",
-           "format_path", "parse_path"]
+__all__ = ["TrajectoryFormatError", "format_csv", "parse_csv", "format_path", "parse_path"]
 
-_NS = 1_000_000_000
 _KIND_OF_UNIT = {u: k for k, u in UNITS.items()}
 _HEADER_RE = re.compile(r"^(.*?)\s*\[([^\[\]]*)\]$")
 
@@ -94,16 +88,80 @@ def _r(x) -> str:
 
 # ---------------------------------------------------------------- CSV
 
+#: Column units of a joint's derivatives, by the position unit.
+_DERIVATIVE_UNITS = {"rad": ("rad/s", "rad/s^2"), "m": ("m/s", "m/s^2")}
+_QUANTITY_OF_UNIT = {"rad": ("positions", "angular"), "m": ("positions", "linear"),
+                     "rad/s": ("velocities", "angular"), "m/s": ("velocities", "linear"),
+                     "rad/s^2": ("accelerations", "angular"),
+                     "m/s^2": ("accelerations", "linear")}
+#: Base columns: ``base:<link>/<field> [unit]``, the fields of ROS Transform and Twist.
+BASE_PREFIX = "base:"
+_POSE_COLUMNS = tuple(f"translation.{a} [m]" for a in "xyz") + tuple(
+    f"rotation.{a} [1]" for a in "xyzw")
+_TWIST_COLUMNS = {q: tuple(f"linear.{a} [{lu}]" for a in "xyz")
+                  + tuple(f"angular.{a} [{au}]" for a in "xyz")
+                  for q, lu, au in (("velocities", "m/s", "rad/s"),
+                                    ("accelerations", "m/s^2", "rad/s^2"))}
+
+
+def csv_header(traj: Trajectory) -> list[str]:
+    """The CSV columns of ``traj``: ``time_s``, the joints' positions, their velocities and
+    accelerations when ``traj`` has them, then the base's pose (and twists)."""
+    cols = ["time_s"] + [f"{n} [{u}]" for n, u in zip(traj.joint_names, traj.units)]
+    for q, k in (("velocities", 0), ("accelerations", 1)):
+        if getattr(traj, q) is not None:
+            cols += [f"{n} [{_DERIVATIVE_UNITS[u][k]}]"
+                     for n, u in zip(traj.joint_names, traj.units)]
+    b = traj.base
+    if b is not None:
+        pre = f"{BASE_PREFIX}{b.link}/"
+        cols += [pre + c for c in _POSE_COLUMNS]
+        for q in ("velocities", "accelerations"):
+            if getattr(b, q) is not None:
+                cols += [pre + c for c in _TWIST_COLUMNS[q]]
+    return cols
+
+
+def _csv_rows(traj: Trajectory) -> np.ndarray:
+    parts = [traj.times[:, None], traj.positions]
+    parts += [a for a in (traj.velocities, traj.accelerations) if a is not None]
+    b = traj.base
+    if b is not None:
+        parts += [b.poses] + [a for a in (b.velocities, b.accelerations) if a is not None]
+    return np.concatenate(parts, axis=1)
+
 
 def format_csv(traj: Trajectory) -> str:
-    """The CSV text: ``time_s`` then ``name [rad]`` / ``name [m]`` columns, one row a sample."""
+    """The CSV text: ``time_s`` then ``name [rad]`` / ``name [m]`` columns, one row a sample;
+    ``name [rad/s]``, ``name [rad/s^2]``... when the trajectory has derivatives; and
+    ``base:<link>/translation.x [m]`` ... ``rotation.w [1]`` (and ``linear.x [m/s]``,
+    ``angular.x [rad/s]``...) when it has a base."""
     check_exportable(traj)
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(["time_s"] + [f"{n} [{u}]" for n, u in zip(traj.joint_names, traj.units)])
-    for t, row in zip(traj.times, traj.positions):
-        w.writerow([_r(t)] + [_r(v) for v in row])
+    w.writerow(csv_header(traj))
+    for row in _csv_rows(traj):
+        w.writerow([_r(v) for v in row])
     return out.getvalue()
+
+
+def _column_roles(cols: list, source: str, where: str):
+    """Per column after ``time_s``: ("joint", quantity, name, kind) or ("base", link, col)."""
+    roles: list[tuple] = []
+    for c in cols:
+        if c.startswith(BASE_PREFIX) and "/" in c:
+            link, rest = c[len(BASE_PREFIX):].split("/", 1)
+            roles.append(("base", link, rest))
+            continue
+        m = _HEADER_RE.match(c)
+        if not m or not m.group(1):
+            raise file_error(source, where, f"column {c!r} must be '<joint> [rad]' or "
+                             "'<joint> [m]'")
+        if m.group(2) not in _QUANTITY_OF_UNIT:
+            raise file_error(source, where, f"column {c!r}: unit [{m.group(2)}] must be "
+                             "[rad] or [m] (or [rad/s], [m/s], [rad/s^2], [m/s^2])")
+        roles.append(("joint",) + _QUANTITY_OF_UNIT[m.group(2)] + (m.group(1),))
+    return roles
 
 
 def parse_csv(text: str, source: str = "") -> Trajectory:
@@ -115,132 +173,84 @@ def parse_csv(text: str, source: str = "") -> Trajectory:
     cols = [c.strip() for c in next(csv.reader([head]))]
     if cols[0] != "time_s":
         raise file_error(source, f"line {lineno}", f"first column is {cols[0]!r}, expected 'time_s'")
-    names, kinds = [], []
-    for c in cols[1:]:
-        m = _HEADER_RE.match(c)
-        if not m or not m.group(1):
-            raise file_error(source, f"line {lineno}", f"column {c!r} must be '<joint> [rad]' or "
-                       "'<joint> [m]'")
-        if m.group(2) not in _KIND_OF_UNIT:
-            raise file_error(source, f"line {lineno}", f"column {c!r}: unit [{m.group(2)}] must be "
-                       "[rad] or [m]")
-        names.append(m.group(1))
-        kinds.append(_KIND_OF_UNIT[m.group(2)])
+    where = f"line {lineno}"
+    roles = _column_roles(cols[1:], source, where)
+    names = [r[3] for r in roles if r[0] == "joint" and r[1] == "positions"]
+    kinds = [r[2] for r in roles if r[0] == "joint" and r[1] == "positions"]
     if not names:
-        raise file_error(source, f"line {lineno}", "no joint columns after 'time_s'")
+        raise file_error(source, where, "no joint columns after 'time_s'")
     if len(set(names)) != len(names):
-        raise file_error(source, f"line {lineno}", "duplicate joint columns")
-    times, positions, prev = [], [], None
+        raise file_error(source, where, "duplicate joint columns")
+    times, values, prev = [], [], None
     for lineno, line in rows[1:]:
         vals = next(csv.reader([line]))
         where = f"line {lineno}"
         if len(vals) != len(cols):
+            more = len(cols) - 1 - len(names)
             raise file_error(source, where, f"{len(vals)} values, expected {len(cols)} "
-                       f"(time_s and {len(names)} joints)")
+                             f"(time_s and {len(names)} joints"
+                             + (f" and {more} more columns)" if more else ")"))
         nums = [_number(v, source, f"{where}, column {c!r}") for v, c in zip(vals, cols)]
         _check_increasing(nums[0], prev, source, where)
         prev = nums[0]
         times.append(nums[0])
-        positions.append(nums[1:])
+        values.append(nums[1:])
     if not times:
         raise file_error(source, "", "no samples after the header")
-    return _build(source, names, times, positions, kinds)
+    V = np.array(values, float).reshape(len(times), len(roles))
+    pick = {q: [i for i, r in enumerate(roles) if r[0] == "joint" and r[1] == q]
+            for q in ("positions", "velocities", "accelerations")}
+    extra = {}
+    for q in ("velocities", "accelerations"):
+        idx = pick[q]
+        if idx:
+            got = [roles[i][3] for i in idx]
+            if got != names:
+                raise file_error(source, f"line {rows[0][0]}", f"{q} columns {got} must "
+                                 f"name every joint, in the order of the positions {names}")
+            extra[q] = V[:, idx]
+    base = _csv_base(roles, V, source, f"line {rows[0][0]}")
+    return _build(source, names, times, V[:, pick["positions"]], kinds, base=base, **extra)
 
 
-def _build(source, names, times, positions, kinds) -> Trajectory:
+def _csv_base(roles, V, source, where) -> Optional[BaseMotion]:
+    idx = [i for i, r in enumerate(roles) if r[0] == "base"]
+    if not idx:
+        return None
+    links = {roles[i][1] for i in idx}
+    if len(links) != 1:
+        raise file_error(source, where, f"base columns name several links: {sorted(links)}")
+    link = links.pop()
+    by_col = {roles[i][2]: i for i in idx}
+    unknown = set(by_col) - set(_POSE_COLUMNS) - set(_TWIST_COLUMNS["velocities"]) \
+        - set(_TWIST_COLUMNS["accelerations"])
+    if unknown:
+        raise file_error(source, where, f"unknown base columns: {sorted(unknown)}")
+
+    def block(want):
+        if not any(c in by_col for c in want):
+            return None
+        missing = [c for c in want if c not in by_col]
+        if missing:
+            raise file_error(source, where, f"base {link!r} lacks columns {missing}")
+        return V[:, [by_col[c] for c in want]]
+
+    poses = block(_POSE_COLUMNS)
+    if poses is None:
+        raise file_error(source, where, f"base {link!r} has no pose columns "
+                         f"({', '.join(_POSE_COLUMNS)})")
     try:
-        return Trajectory(names, times, positions, kinds=kinds)
+        return BaseMotion(link, poses, block(_TWIST_COLUMNS["velocities"]),
+                          block(_TWIST_COLUMNS["accelerations"]))
+    except ValueError as e:
+        raise file_error(source, where, str(e)) from None
+
+
+def _build(source, names, times, positions, kinds, **extra) -> Trajectory:
+    try:
+        return Trajectory(names, times, positions, kinds=kinds, **extra)
     except ValueError as e:
         raise file_error(source, "", str(e)) from None
-
-
-# ---------------------------------------------------------------- JSON (ROS JointTrajectory)
-
-
-def _to_ns(t: float) -> int:
-    return round(Fraction(float(t)) * _NS)
-
-
-def format_json(traj: Trajectory) -> str:
-    """The JSON text of a ROS 2 JointTrajectory message (one point per line). Raises
-    ValueError if two times are less than 1 ns apart (they would collide when rounded)."""
-    check_exportable(traj)
-    ns = [_to_ns(t) for t in traj.times]
-    for i in range(1, len(ns)):
-        if ns[i] <= ns[i - 1]:
-            raise ValueError(f"times {show(traj.times[i - 1])} and {show(traj.times[i])} s are less than "
-                             "1 ns apart: time_from_start cannot tell them apart")
-    dump = lambda x: json.dumps(x, ensure_ascii=False, allow_nan=False)  # noqa: E731
-    points = []
-    for n, row in zip(ns, traj.positions):
-        sec, nanosec = divmod(n, _NS)
-        points.append("    " + dump({"positions": [float(v) for v in row],
-                                     "time_from_start": {"sec": sec, "nanosec": nanosec}}))
-    return ('{\n  "header": {"stamp": {"sec": 0, "nanosec": 0}, "frame_id": ""},\n'
-            f'  "joint_names": {dump(list(traj.joint_names))},\n'
-            '  "points": [\n' + ",\n".join(points) + "\n  ]\n}\n")
-
-
-def _reject_constant(name):
-    raise ValueError(f"{name} is not a finite number")
-
-
-def _int_field(d: dict, keys: Sequence[str], source: str, where: str) -> int:
-    for k in keys:
-        if k in d:
-            v = d[k]
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise file_error(source, where, f"{k} must be an integer, got {show(v)}")
-            return v
-    raise file_error(source, where, f"missing {' or '.join(keys)}")
-
-
-def parse_json(text: str, source: str = "", kinds: Optional[Sequence[str]] = None) -> Trajectory:
-    """Parse a JointTrajectory JSON (ROS 2 ``sec``/``nanosec`` or ROS 1 ``secs``/``nsecs``).
-    ``kinds`` gives the joints' kinds (JSON has no units); default all angular."""
-    text = text[1:] if text.startswith("\ufeff") else text
-    try:
-        doc = json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as e:
-        line, column, msg = json_error(e)
-        raise file_error(source, f"line {line} column {column}", msg) from None
-    except ValueError as e:
-        raise file_error(source, "", str(e)) from None
-    except RecursionError:
-        raise file_error(source, "", "nested too deeply to be a JointTrajectory") from None
-    if not isinstance(doc, dict):
-        raise file_error(source, "", "expected a JSON object with 'joint_names' and 'points'")
-    names = doc.get("joint_names")
-    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
-        raise file_error(source, "joint_names", "must be a non-empty list of strings")
-    pts = doc.get("points")
-    if not isinstance(pts, list) or not pts:
-        raise file_error(source, "points", "must be a non-empty list")
-    times, positions, prev = [], [], None
-    for i, p in enumerate(pts):
-        where = f"points[{i}]"
-        if not isinstance(p, dict):
-            raise file_error(source, where, "must be an object")
-        pos = p.get("positions")
-        if not isinstance(pos, list) or len(pos) != len(names):
-            raise file_error(source, where, f"positions must be a list of {len(names)} numbers "
-                       f"(one per joint name), got {pos!r:.80}")
-        for v in pos:
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise file_error(source, where, f"position {show(v)} is not a number")
-        tfs = p.get("time_from_start")
-        if not isinstance(tfs, dict):
-            raise file_error(source, where, "time_from_start must be {\"sec\": int, \"nanosec\": int}")
-        sec = _int_field(tfs, ("sec", "secs"), source, where + ".time_from_start")
-        nanosec = _int_field(tfs, ("nanosec", "nsecs"), source, where + ".time_from_start")
-        if not 0 <= nanosec < _NS:
-            raise file_error(source, where, f"nanosec {nanosec} must be in 0..999999999")
-        t = float(Fraction(sec * _NS + nanosec, _NS))
-        _check_increasing(t, prev, source, where)
-        prev = t
-        times.append(t)
-        positions.append([float(v) for v in pos])
-    return _build(source, names, times, positions, kinds)
 
 
 # ---------------------------------------------------------------- Klampt linear path

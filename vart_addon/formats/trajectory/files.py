@@ -22,18 +22,20 @@ from .codecs import (
     check_exportable,
     file_error,
     format_csv,
-    format_json,
     format_path,
     parse_csv,
-    parse_json,
     parse_path,
 )
+from .klampt_layout import KlamptLayout
 from .model import Trajectory, check_limits, decimate, select, unwrap
+from .ros_json import format_json, parse_json
+from .timing import Limits, RetimeResult, with_derivatives
+from .timing import retime as retime_motion
 
 __all__ = ["TrajectoryFormat", "TABLE", "FORMATS", "format_of", "file_glob", "extensions_text",
            "TrajectoryFormatError", "format_csv", "parse_csv", "format_json", "parse_json",
            "format_path", "parse_path", "save_trajectory", "load_trajectory",
-           "export_trajectory"]
+           "export_trajectory", "export_motion", "Exported"]
 
 PathLike = Union[str, os.PathLike]
 #: A reader: (text, source name, expected joint names or None, expected kinds or None).
@@ -141,20 +143,61 @@ def load_trajectory(path: PathLike, joint_names: Optional[Sequence[str]] = None,
     return traj
 
 
+@dataclass(frozen=True)
+class Exported:
+    """What :func:`export_motion` wrote: ``written`` (the Trajectory in the file; for a Klampt
+    layout, its configuration entries), ``violations`` (limit violations of the full-rate
+    motion, after re-timing) and ``timing`` (the :class:`~.timing.RetimeResult`, or None)."""
+
+    written: Trajectory
+    violations: list
+    timing: Optional[RetimeResult] = None
+
+
+def export_motion(traj: Trajectory, path: PathLike, *, include_virtual: bool = False,
+                  every_frame: bool = False, angle_step: float = math.radians(2.0),
+                  length_step: float = 0.02, derivatives: Optional[bool] = None,
+                  retime: Optional[str] = None, limits: Optional[Limits] = None,
+                  max_speedup: float = 10.0,
+                  klampt: Optional[KlamptLayout] = None) -> Exported:
+    """The whole export: select the joints (real only unless ``include_virtual``), unwrap the
+    continuous ones, drop a base that does not move (unless a Klampt layout needs its
+    entries), re-time (``retime``: "uniform" or "toppra" within ``limits``, see
+    :mod:`.timing`) or keep the times, take velocities and accelerations from the full-rate
+    samples, check limits on every sample, decimate to waypoints (``angle_step`` rad,
+    ``length_step`` m, or ``every_frame``) and write ``path`` atomically: for a ``.path``
+    with ``klampt``, the robot's Klampt configurations.
+
+    ``derivatives``: write velocities and accelerations (default: in JSON, not in CSV; a
+    ``.path`` has none). Violations are reported, not fatal: the file is written anyway."""
+    fmt = format_of(path)  # fail before any work
+    full = unwrap(select(traj, include_virtual))
+    check_exportable(full)
+    if full.base is not None and klampt is None and not full.base.moves():
+        full = full.replace(base=None)
+    timing = None
+    if retime:
+        timing = retime_motion(full, limits or Limits(), retime, max_speedup)
+        full = timing.trajectory
+    else:
+        full = with_derivatives(full)
+    violations = check_limits(full)
+    out = decimate(full, angle_step, length_step, every_frame)
+    if not (fmt.id == "JSON" if derivatives is None else derivatives):
+        out = out.replace(velocities=None, accelerations=None,
+                          base=None if out.base is None else out.base.replace(
+                              velocities=None, accelerations=None))
+    if fmt.id == "PATH" and klampt is not None:
+        out = klampt.to_config(out)
+    save_trajectory(out, path)
+    return Exported(out, violations, timing)
+
+
 def export_trajectory(traj: Trajectory, path: PathLike, *, include_virtual: bool = False,
                       every_frame: bool = False, angle_step: float = math.radians(2.0),
                       length_step: float = 0.02):
-    """The whole export: select the joints (real only unless ``include_virtual``), unwrap the
-    continuous ones, check limits on every sample, decimate to waypoints (``angle_step`` rad,
-    ``length_step`` m, or ``every_frame``) and write ``path`` atomically.
-
-    Returns ``(written, violations)``: the Trajectory written and the limit
-    :class:`~.model.Violation` s found on the full-rate motion (which bound those of the
-    waypoints). Violations are reported, not fatal: the file is written anyway."""
-    format_of(path)  # fail before any work
-    full = unwrap(select(traj, include_virtual))
-    check_exportable(full)
-    violations = check_limits(full)
-    out = decimate(full, angle_step, length_step, every_frame)
-    save_trajectory(out, path)
-    return out, violations
+    """:func:`export_motion` with the formats' default derivatives, the scene's timing and
+    no Klampt layout. Returns ``(written, violations)``."""
+    done = export_motion(traj, path, include_virtual=include_virtual, every_frame=every_frame,
+                         angle_step=angle_step, length_step=length_step)
+    return done.written, done.violations

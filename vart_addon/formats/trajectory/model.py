@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Optional, Sequence
 import numpy as np
 
 from ...solver.text import show
+from .base_motion import BaseMotion
+from .limits import Violation, check_limits, format_violations  # re-exported: their old home
 
 __all__ = ["Trajectory", "Violation", "KINDS", "UNITS", "unwrap", "waypoint_indices", "decimate",
            "select", "check_limits", "format_violations"]
@@ -51,6 +53,10 @@ class Trajectory:
     - ``lower`` / ``upper``: per-joint position limits (rad or m), may be -inf / +inf (default).
     - ``velocity_limits``: per joint a positive bound on |velocity| (rad/s or m/s) or None (none).
     - ``virtual``: per joint, True for a virtual joint (left out of exports by :func:`select`).
+    - ``velocities`` / ``accelerations``: None, or shape (n, m) like ``positions`` (rad/s or
+      m/s; rad/s^2 or m/s^2), the motion's derivatives at each sample (:mod:`.timing`).
+    - ``base``: None, or the :class:`~.base_motion.BaseMotion` of the robot's floating root
+      link at the same samples (its world pose; None when the root is fixed to the world).
     """
 
     if TYPE_CHECKING:
@@ -65,6 +71,9 @@ class Trajectory:
         upper: np.ndarray
         velocity_limits: tuple[Optional[float], ...]
         virtual: tuple[bool, ...]
+        velocities: Optional[np.ndarray]
+        accelerations: Optional[np.ndarray]
+        base: Optional[BaseMotion]
 
         def __init__(self, joint_names: Sequence[str], times: np.ndarray,
                      positions: np.ndarray, kinds: Optional[Sequence[str]] = None,
@@ -72,7 +81,10 @@ class Trajectory:
                      lower: Optional[Sequence[float] | np.ndarray] = None,
                      upper: Optional[Sequence[float] | np.ndarray] = None,
                      velocity_limits: Optional[Sequence[Optional[float]]] = None,
-                     virtual: Optional[Sequence[bool]] = None) -> None: ...
+                     virtual: Optional[Sequence[bool]] = None,
+                     velocities: Optional[np.ndarray] = None,
+                     accelerations: Optional[np.ndarray] = None,
+                     base: Optional[BaseMotion] = None) -> None: ...
     else:
         joint_names: Sequence[str]
         times: np.ndarray
@@ -83,6 +95,9 @@ class Trajectory:
         upper: Optional[Sequence[float] | np.ndarray] = None
         velocity_limits: Optional[Sequence[Optional[float]]] = None
         virtual: Optional[Sequence[bool]] = None
+        velocities: Optional[np.ndarray] = None
+        accelerations: Optional[np.ndarray] = None
+        base: Optional[BaseMotion] = None
 
     def __post_init__(self):
         setf = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
@@ -153,6 +168,21 @@ class Trajectory:
             vel.append(v)
         setf("velocity_limits", tuple(vel))
 
+        for what in ("velocities", "accelerations"):
+            d = getattr(self, what)
+            if d is not None:
+                d = _float_array(d, what)
+                if d.shape != (n, m):
+                    raise ValueError(f"{what} have shape {d.shape}, expected ({n}, {m})")
+                _finite(d, what, lambda i: f"joint {names[i[1]]!r} at t={show(t[i[0]])} s")
+                setf(what, _frozen(d))
+        if self.base is not None:
+            if not isinstance(self.base, BaseMotion):
+                raise ValueError(f"base must be a BaseMotion, got {type(self.base).__name__}")
+            if self.base.n_times != n:
+                raise ValueError(f"base {self.base.link!r} has {self.base.n_times} poses for "
+                                 f"{n} samples")
+
     # ------------------------------------------------------------ views
 
     @property
@@ -174,7 +204,11 @@ class Trajectory:
 
     def rows(self, index) -> "Trajectory":
         """The samples at ``index`` (indices, slice or boolean mask), same joints."""
-        return self.replace(times=self.times[index], positions=self.positions[index])
+        pick = lambda a: None if a is None else a[index]  # noqa: E731
+        return self.replace(times=self.times[index], positions=self.positions[index],
+                            velocities=pick(self.velocities),
+                            accelerations=pick(self.accelerations),
+                            base=None if self.base is None else self.base.rows(index))
 
     def columns(self, index: Sequence[int]) -> "Trajectory":
         """The joints at the given column indices, in that order, with their metadata."""
@@ -182,7 +216,10 @@ class Trajectory:
         pick = lambda seq: [seq[i] for i in idx]  # noqa: E731
         return Trajectory(pick(self.joint_names), self.times, self.positions[:, idx],
                           pick(self.kinds), pick(self.continuous), self.lower[idx],
-                          self.upper[idx], pick(self.velocity_limits), pick(self.virtual))
+                          self.upper[idx], pick(self.velocity_limits), pick(self.virtual),
+                          None if self.velocities is None else self.velocities[:, idx],
+                          None if self.accelerations is None else self.accelerations[:, idx],
+                          self.base)
 
     def __eq__(self, other):
         if not isinstance(other, Trajectory):
@@ -191,9 +228,17 @@ class Trajectory:
                 and self.continuous == other.continuous and self.virtual == other.virtual
                 and self.velocity_limits == other.velocity_limits
                 and all(np.array_equal(getattr(self, f), getattr(other, f))
-                        for f in ("times", "positions", "lower", "upper")))
+                        for f in ("times", "positions", "lower", "upper"))
+                and all(_same(getattr(self, f), getattr(other, f))
+                        for f in ("velocities", "accelerations"))
+                and self.base == other.base)
 
     __hash__ = None  # type: ignore[assignment]  # unhashable: equal by value, holds arrays
+
+
+def _same(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> bool:
+    return (a is None and b is None) or (a is not None and b is not None
+                                         and np.array_equal(a, b))
 
 
 def _float_array(x, what: str) -> np.ndarray:
@@ -297,66 +342,3 @@ def select(traj: Trajectory, include_virtual: bool = False) -> Trajectory:
         raise ValueError(f"nothing to export: all {traj.n_joints} joints are virtual "
                          "(include virtual joints to export them)")
     return traj if len(idx) == traj.n_joints else traj.columns(idx)
-
-
-# ---------------------------------------------------------------- limits
-
-
-@dataclasses.dataclass(frozen=True)
-class Violation:
-    """One sample beyond a limit. ``kind`` "position": ``value`` is the position at ``time``
-    and ``limit`` the lower or upper bound it crosses (rad or m). ``kind`` "velocity": ``value``
-    is the finite-difference velocity from ``time`` to the next sample and ``limit`` the signed
-    bound it exceeds (rad/s or m/s)."""
-
-    joint: str
-    time: float
-    kind: str
-    value: float
-    limit: float
-
-
-def check_limits(traj: Trajectory, tol: float = 1e-9) -> list:
-    """Every position outside [lower - tol, upper + tol] and every velocity (difference of
-    consecutive samples over their time step) with |v| > limit + tol, as :class:`Violation` s
-    sorted by time, then by joint order. ``tol`` is in the joint's units (rad, m, per s).
-    Velocities are plain differences: :func:`unwrap` continuous joints first."""
-    found = []
-    p, t = traj.positions, traj.times
-    for j, name in enumerate(traj.joint_names):
-        for bound, sign in ((traj.lower[j], -1.0), (traj.upper[j], 1.0)):
-            if math.isfinite(bound):
-                for i in np.flatnonzero(sign * (p[:, j] - bound) > tol):
-                    found.append((int(i), j, Violation(name, float(t[i]), "position",
-                                                       float(p[i, j]), float(bound))))
-        vmax = traj.velocity_limits[j]
-        if vmax is not None and traj.n_times > 1:
-            v = np.diff(p[:, j]) / np.diff(t)
-            for i in np.flatnonzero(np.abs(v) > vmax + tol):
-                found.append((int(i), j, Violation(name, float(t[i]), "velocity", float(v[i]),
-                                                   math.copysign(vmax, v[i]))))
-    found.sort(key=lambda x: (x[0], x[1], x[2].kind))
-    return [v for _, _, v in found]
-
-
-def format_violations(violations: Sequence[Violation], units: Optional[dict] = None,
-                      max_lines: int = 20) -> list:
-    """Human-readable lines, one per joint and crossed limit, giving the first and last time:
-    ``knee: position above 1.5708 rad at t=1.2..1.8 s (7 samples, worst 1.63)``. ``units`` maps a joint
-    name to "rad" or "m" (default "rad"). At most ``max_lines`` lines (the last says how many
-    more)."""
-    groups: dict = {}
-    for v in violations:
-        side = ("above" if v.value > v.limit else "below") if v.kind == "position" else "over"
-        limit = abs(v.limit) if v.kind == "velocity" else v.limit
-        groups.setdefault((v.joint, v.kind, side, limit), []).append(v)
-    lines = []
-    for (joint, kind, side, limit), vs in groups.items():
-        unit = (units or {}).get(joint, "rad") + ("/s" if kind == "velocity" else "")
-        worst = max(vs, key=lambda v: abs(v.value - v.limit)).value
-        when = f"t={vs[0].time:g} s" if len(vs) == 1 else f"t={vs[0].time:g}..{vs[-1].time:g} s"
-        lines.append(f"{joint}: {kind} {side} {limit:.6g} {unit} at {when} "
-                     f"({len(vs)} sample{'s' * (len(vs) > 1)}, worst {worst:.6g})")
-    if len(lines) > max_lines:
-        lines = lines[:max_lines - 1] + [f"... and {len(lines) - max_lines + 1} more"]
-    return lines
