@@ -27,7 +27,7 @@ LAYERS = (
     ("solver",),                              # the engine: numpy only
     ("formats",),                             # files without Blender: URDF, trajectories, STL
     ("physics",),                             # MuJoCo model and replay (numpy, mujoco lazily)
-    ("bridge", "properties"),                 # Blender objects <-> linkage; scene settings
+    ("bridge", "properties", "preferences"),  # Blender objects <-> linkage; settings
     ("shared",),                              # active joint, units, bridge cache, kept_frame
     ("animation", "overlay", "io_urdf"),      # keys and bakes; drawing; robots in and out
     ("drag", "io_trajectory", "examples",     # viewport drags; trajectories; Add Example;

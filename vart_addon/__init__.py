@@ -1,6 +1,6 @@
 """The vart add-on package.
 
-Layers (see DESIGN.md): ``solver`` (pure numpy, never imports bpy), the scene
+Layers (see README.md, "Architecture"): ``solver`` (pure numpy, never imports bpy), the scene
 bridge, operators, panels and overlay drawing.
 
 This module must stay importable without Blender: importing
@@ -19,7 +19,7 @@ from types import ModuleType
 # ``unregister()``, in registration order. They are unregistered in reverse
 # order, so list a module after the modules whose classes it refers to.
 _SUBMODULES: tuple[str, ...] = (
-    "properties", "animation.live",
+    "properties", "preferences", "animation.live",
     "operators.links", "operators.joints", "operators.goals", "operators.solve",
     "operators.animate",
     "operators.io", "operators.trajectory", "operators.checks",

@@ -53,6 +53,7 @@ class VART_MT_object(bpy.types.Menu):
         lay.operator("vart.invert_joint")
         lay.operator("vart.make_tree_joint")
         lay.operator("vart.make_closure_joint")
+        lay.operator("vart.rename_joint")
         lay.operator("vart.merge_joint")
         lay.separator()
         lay.operator("vart.make_ground_link")
@@ -83,7 +84,8 @@ class VART_MT_object(bpy.types.Menu):
 #: Every operator the menus reach (tests check each exists).
 OPERATORS = ("make_links", "add_virtual_link", "add_joint", "remove_joint",
              "set_joint_frame_from_cursor", "change_joint_type", "invert_joint",
-             "make_tree_joint", "make_closure_joint", "merge_joint", "make_ground_link",
+             "make_tree_joint", "make_closure_joint", "rename_joint", "merge_joint",
+             "make_ground_link",
              "split_link", "set_mass", "lock", "unlock", "set_target", "clear_target",
              "set_posture", "clear_posture", "set_limits", "set_stiffness", "operate_joint",
              "solve", "drag", "operate_joint_modal", "key_joint", "key_pose", "bake")

@@ -46,6 +46,11 @@ def test_macros_properties_math_yaml_and_includes_expand_to_the_urdf_they_say():
 def test_arguments_change_what_expands():
     robot = parse_urdf_string(expand(args=X.parse_args("upper_length:=0.8 with_tool:=false")))
     assert "tool" not in [lk.name for lk in robot.links]
+    prefixed = parse_urdf_string(expand(args={"prefix": "left_"}))
+    assert [lk.name for lk in prefixed.links] == ["left_base", "left_upper_arm", "left_forearm",
+                                                  "left_tool"]
+    assert [j.name for j in prefixed.joints] == ["left_shoulder", "left_elbow",
+                                                 "left_tool_mount"]
     elbow = next(j for j in robot.joints if j.name == "elbow")
     assert elbow.origin.xyz[0] == pytest.approx(0.8)
 
@@ -95,9 +100,11 @@ def test_bad_files_are_refused_naming_the_file_and_the_next_one_expands(tmp_path
     assert "upper_arm" in expand()  # xacro's own state was reset
 
 
-def test_is_xacro():
+def test_is_xacro_by_name_or_by_namespace():
     assert X.is_xacro("a/robot.urdf.xacro") and X.is_xacro("R.XACRO")
     assert not X.is_xacro("robot.urdf")
+    assert X.uses_xacro(ARM.read_bytes())
+    assert not X.uses_xacro(b'<robot name="r"><link name="a"/></robot>')
 
 
 def test_xacro_warnings_are_collected_not_printed(tmp_path, capfd):

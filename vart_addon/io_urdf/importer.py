@@ -83,7 +83,8 @@ def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, star
     :func:`~vart_addon.formats.urdf.start.start_from_file`), else as ``start`` says: "zero"
     (0 clamped into the limits) or "middle" (of the limits).
     ``base_pose``: the root link's world pose (4x4; default identity). ``fixed_base``: hold
-    the root to the world by a virtual fixed joint. A ``*.xacro`` file is expanded first by
+    the root to the world by a virtual fixed joint. A ``*.xacro`` file (or a URDF that uses
+    xacro) is expanded first by
     ROS's xacro with ``xacro_args`` (name -> value; ``$(find pkg)`` found as mesh packages
     are: :mod:`vart_addon.formats.urdf.xacro_files`), and the URDF it gives is imported.
 
@@ -96,13 +97,12 @@ def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, star
     name = os.path.basename(path)
     xacro_warnings: list = []
     try:
-        if xacro_files.is_xacro(path):
+        with open(path, "rb") as f:
+            data = f.read()
+        if xacro_files.is_xacro(path) or xacro_files.uses_xacro(data):
             data = xacro_files.expand_xacro(
                 path, args=xacro_args, search_paths=search_paths, use_env=use_env,
                 warnings=xacro_warnings).encode()
-        else:
-            with open(path, "rb") as f:
-                data = f.read()
     except OSError as e:
         raise IoError(f"cannot read URDF '{path}': {e.strerror or e}") from None
     except urdf.UrdfError as e:

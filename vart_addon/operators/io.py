@@ -12,6 +12,7 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
+from .. import preferences
 from ..bridge import schema as S
 from ..formats.urdf import mesh_paths, xacro_files
 from ..formats.urdf.base import UrdfError
@@ -110,7 +111,8 @@ class VART_OT_import_urdf(bpy.types.Operator, ImportHelper):  # type: ignore[mis
                 return {'CANCELLED'}
             obs = import_urdf(self.filepath, context=context,
                               xacro_args=xacro_files.parse_args(self.xacro_args),
-                              search_paths=mesh_paths.split_search_paths(self.search_paths),
+                              search_paths=mesh_paths.split_search_paths(self.search_paths)
+                              + preferences.search_paths(context),
                               fixed_base=self.fixed_base,
                               start="middle" if self.start == 'MIDDLE' else "zero",
                               start_file=bpy.path.abspath(self.start_file)

@@ -51,3 +51,29 @@ def test_bad_arguments_are_reported_and_nothing_is_added(vart_registered, args, 
         bpy.ops.vart.import_urdf(filepath=str(ARM), xacro_args=args)
     assert message in str(e.value)
     assert set(bpy.data.objects.keys()) == before
+
+
+def test_a_urdf_that_uses_xacro_and_the_preferences_search_paths(vart_registered, tmp_path):
+    """A xacro file shipped as ``.urdf``, away from its package: the add-on's *Package Search
+    Paths* preference finds ``$(find arm_description)`` and the package's mesh."""
+    import shutil
+
+    from vart_addon import preferences
+    moved = tmp_path / "robot.urdf"
+    shutil.copy(ARM, moved)
+    before = set(bpy.data.objects.keys())
+    with pytest.raises(RuntimeError, match="add the folder holding 'arm_description'"):
+        bpy.ops.vart.import_urdf(filepath=str(moved))
+    assert set(bpy.data.objects.keys()) == before
+    addon = bpy.context.preferences.addons.new()  # as when vart is enabled as an add-on
+    addon.module = preferences.ADDON
+    try:
+        addon.preferences.package_search_paths = f"{tmp_path / 'nothing'};{ARM.parents[2]}"
+        assert preferences.search_paths() == [str(tmp_path / "nothing"), str(ARM.parents[2])]
+        assert bpy.ops.vart.import_urdf(filepath=str(moved), xacro_args="prefix:=r_") == \
+            {'FINISHED'}
+    finally:
+        bpy.context.preferences.addons.remove(addon)
+    obs = links()
+    assert set(obs) == {"r_base", "r_upper_arm", "r_forearm", "r_tool"}
+    assert not any(MISSING_KEY in c for c in obs["r_base"].children_recursive)

@@ -44,6 +44,12 @@ def is_xacro(path) -> bool:
     return os.fspath(path).lower().endswith(XACRO_ENDINGS)
 
 
+def uses_xacro(data: bytes) -> bool:
+    """True if URDF text (bytes) declares the xacro namespace: a ``.urdf`` that needs
+    expanding (a common way to ship a xacro file under a URDF's name)."""
+    return b"xmlns:xacro" in data
+
+
 def parse_args(text: str) -> dict:
     """``"name:=value other:=2"`` -> ``{"name": "value", "other": "2"}`` (shell quoting for
     values with spaces). Raises UrdfError for a word that is not ``name:=value``."""
