@@ -33,6 +33,7 @@ from ..bridge import animation as A
 from ..bridge.scene import closure_qs
 from ..shared.frames import kept_frame
 from ..solver import Settings, VartError
+from .bake_inputs import last_key
 from .bake_keys import Keyer, write_baked
 from .bake_record import claim
 from .bake_result import BakeError, BakeResult
@@ -83,7 +84,7 @@ def bake_steps(scene=None, frame_start=None, frame_end=None, *,
     stepper = FrameSolver.start(bridge, settings, gravity, input_tol)
     lk, data, obs, inputs = stepper.lk, stepper.data, stepper.obs, stepper.inputs
     n = end - start + 1
-    res = BakeResult(start, end, inputs=inputs.described)
+    res = BakeResult(start, end, inputs=inputs.described, last_key=last_key(obs, inputs))
     keyers = {nm: Keyer(ob, obs) for nm, ob in obs.items()}
     model = stepper.model
     names = list(obs)

@@ -92,6 +92,21 @@ def find_inputs(obs: dict, data, linkage) -> Inputs:
     return inp
 
 
+def last_key(obs: dict, inp: Inputs) -> float | None:
+    """The last keyed frame of the input curves (``obs``: link name -> object); None when it
+    is not known: no input curves, other animated vart properties or drivers, or a curve
+    with modifiers (a Cycles modifier repeats the keys for ever)."""
+    if inp.sync or not inp.curves:
+        return None
+    end = None
+    for (n, path, idx) in inp.curves:
+        fc = A.fcurve_map(obs[n]).get((path, idx))
+        if fc is None or len(fc.modifiers):
+            return None
+        end = max(float(fc.range()[1]), end if end is not None else -np.inf)
+    return end
+
+
 def joint_driven(linkage, link: str, animated: dict) -> bool:
     """True if every tree joint with DoF from ``link`` down to the ground has all its DoF
     in ``animated`` (joint -> (object, DoF mask)); False if the link (or one below it)

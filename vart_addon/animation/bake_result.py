@@ -31,7 +31,9 @@ class BakeResult:
     ``statuses``: the SolveStatus of every frame; ``kept``: input curves left as they were
     (``"object: data_path[index]"``); ``input_error``: per input goal, its largest error
     over the frames; ``curves`` / ``keys``: F-curves and keys written; ``others``: the
-    ranges of earlier bakes this one did not overlap, whose keys remain."""
+    ranges of earlier bakes this one did not overlap, whose keys remain; ``last_key``: the
+    last keyed frame of the animated inputs (None: not known), said in the summary when
+    the range goes on past it."""
 
     frame_start: int
     frame_end: int
@@ -48,6 +50,7 @@ class BakeResult:
     solve_ms: float = 0.0
     total_ms: float = 0.0
     others: list = field(default_factory=list)
+    last_key: float | None = None
 
     @property
     def frames(self) -> int:
@@ -72,6 +75,11 @@ class BakeResult:
                 f"{self.keys} keys in {self.curves} F-curves")
         if self.others:
             head += f"; keys of earlier bakes remain on frames {describe(self.others)}"
+        if self.last_key is not None and self.last_key < self.frame_end:
+            after = max(int(self.last_key) + 1, self.frame_start)
+            head += (f"; the animation's last key is on frame {self.last_key:g}, so frames "
+                     f"{after}-{self.frame_end} hold its last pose (the range is the "
+                     "scene's Start and End)")
         goals = self.goals_unmet()
         if not goals:
             return head
