@@ -1,7 +1,7 @@
 """Scene-level vart settings and the status of the last solve: ``bpy.types.Scene.vart``.
 
 This is UI state and solver knobs, not mechanism data: links and joints stay plain ID
-properties on their objects (DESIGN.md, "Data in the .blend"; :mod:`.bridge.schema`). The
+properties on their objects (README.md, "Where vart keeps its data"; :mod:`.bridge.schema`). The
 sidebar panels read and edit these fields by name:
 
 - ``active_joint``: name of the joint the joint operators act on ("" = none); set by the joint

@@ -1,5 +1,5 @@
 """The scene bridge: the only code that maps Blender objects and their custom properties to and
-from the solver model (DESIGN.md, "Layers" and "Data in the .blend").
+from the solver model (README.md, "Architecture" and "Where vart keeps its data").
 
 - :mod:`.schema`: the property layout ``ob["vart"]``; ``write_link``, ``write_joint``,
   ``update_link``, ``update_joint``, ``read_scene`` (validated dataclasses) and ``SchemaError``.

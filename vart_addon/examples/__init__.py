@@ -1,5 +1,5 @@
-"""Examples that ship: the robots of ``assets/`` and the four ATHLETE stories (DESIGN.md, "Four
-stories"), each built into the current scene by :func:`add_example` (operator
+"""Examples that ship: the robots of ``assets/`` and the four ATHLETE stories (README.md, "The
+four stories"), each built into the current scene by :func:`add_example` (operator
 ``vart.add_example``, sidebar panel "Examples"). This module holds the catalogue
 (:data:`EXAMPLES`) and :func:`add_example`; the examples are built in
 

@@ -1,4 +1,4 @@
-"""The four ATHLETE stories (DESIGN.md, "Four stories"): the hexapod plus the story's virtual
+"""The four ATHLETE stories (README.md, "The four stories"): the hexapod plus the story's virtual
 articulation, added with vart's own operators exactly as a user would (select links, put the
 3D cursor at the joint, ``vart.add_joint``, ``vart.lock``, ``vart.operate_joint``...;
 :class:`~.steps.Steps`), and the driving virtual joint keyed over frames 1..:data:`STORY_FRAMES`
@@ -130,7 +130,7 @@ def story_trenching(context) -> Built:
     return _story(context, "trenching", build)
 
 
-#: The trench's keyed range (m): DESIGN.md's -0.9 -> +0.4.
+#: The trench's keyed range (m): -0.9 -> +0.4, as the original experiment keyed it.
 TRENCH = (-0.9, 0.4)
 
 

@@ -2,7 +2,7 @@
 
 Both use the scene's solver settings and gravity (``scene.vart``, :mod:`vart_addon.properties`)
 and record the solve's status there; unmet goals are reported as a warning (the best
-least-squares pose is still written: DESIGN.md, "Errors and bad input").
+least-squares pose is still written, and the warning names the unmet goals).
 """
 from collections.abc import Callable
 

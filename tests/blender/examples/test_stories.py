@@ -1,4 +1,4 @@
-"""The four ATHLETE stories (DESIGN.md, "Four stories") end to end in real bpy, headless:
+"""The four ATHLETE stories (README.md, "The four stories") end to end in real bpy, headless:
 each is added by ``vart.add_example`` (built with vart's own operators), baked by
 ``vart.bake``, and then checked frame by frame from the baked values
 (:func:`vart_addon.examples.check_baked`): every closure joint's invariant residual at most
