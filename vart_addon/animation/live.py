@@ -237,7 +237,17 @@ def on_toggle(scene, on: bool) -> None:
     removed, the current frame evaluated again (a bake's keys show)."""
     if on:
         _caches.pop(scene_key(scene), None)
-        show_frame(scene)
+        # through a real frame change, so the animation is applied again before the handler
+        # shows the frame (values written since, e.g. an animated joint's q by a solve, are
+        # the animation's again): frame_set to the frame already current leaves animated
+        # custom properties as they are
+        frame, subframe = scene.frame_current, scene.frame_subframe
+        _hold[0] += 1
+        try:
+            scene.frame_set(frame + 1)
+        finally:
+            _hold[0] -= 1
+        scene.frame_set(frame, subframe=subframe)
         return
     try:
         restore_seed(scene)
