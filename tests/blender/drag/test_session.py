@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import blender_scenes as BS  # noqa: E402
+from drag_scene import SETTINGS, assert_feet_pinned, deck_path, hexapod_scene, pins, state
 from vart_addon.bridge import BridgeError, SceneBridge, fcurves_of, q_data_path  # noqa: E402
 from vart_addon.drag import events as DE  # noqa: E402
 from vart_addon.drag import geometry as DM  # noqa: E402
@@ -24,60 +25,10 @@ from vart_addon.solver import Settings, Solver, se3  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not BS.available(), reason="../shared/bench not present")
 
-SETTINGS = Settings(max_ms=None)
-
-
-# ---- helpers ----------------------------------------------------------------------------------
-def _plain(v):
-    if hasattr(v, "to_dict"):
-        v = v.to_dict()
-    if isinstance(v, dict):
-        return {k: _plain(x) for k, x in v.items()}
-    if hasattr(v, "to_list"):
-        return v.to_list()
-    if isinstance(v, (list, tuple)):
-        return [_plain(x) for x in v]
-    if isinstance(v, bpy.types.ID):
-        return ("ID", v.name)
-    return v
-
-
-def state() -> dict:
-    """Every object, exactly: transform channels in all rotation modes, matrices, vart."""
-    out = {}
-    for ob in bpy.data.objects:
-        out[ob.name] = (ob.rotation_mode, tuple(ob.location), tuple(ob.rotation_euler),
-                        tuple(ob.rotation_quaternion), tuple(ob.rotation_axis_angle),
-                        tuple(ob.scale), tuple(tuple(r) for r in ob.matrix_basis),
-                        tuple(tuple(r) for r in ob.matrix_world), repr(_plain(ob.get("vart"))))
-    return out
-
 
 @pytest.fixture
 def hexapod():
-    bpy.ops.wm.read_factory_settings(use_empty=True)
-    prob, obs = BS.hexapod_scene()
-    bridge = SceneBridge(bpy.context.scene)
-    bridge.solve(SETTINGS)
-    bridge.write_back()
-    bpy.context.scene.tool_settings.use_keyframe_insert_auto = False
-    return types.SimpleNamespace(prob=prob, obs=obs, bridge=bridge)
-
-
-def pins(prob) -> dict:
-    return {h["frame"]: np.array(h["world"], float) for h in prob.hard}
-
-
-def assert_feet_pinned(hx):
-    lk = hx.bridge.linkage
-    for foot, w in pins(hx.prob).items():
-        assert np.linalg.norm(lk.pose(foot)[:3, 3] - w) < 1e-6, foot
-        p = np.array(hx.obs[foot].matrix_world, float)[:3, 3]
-        assert np.abs(p - w).max() < 1e-5, foot
-
-
-def deck_path(hx, n):
-    return [hx.prob.target_pose(f) for f in range(0, 3 * n, 3)]
+    return hexapod_scene()
 
 
 # ---- the session ------------------------------------------------------------------------------
