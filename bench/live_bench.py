@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Live mode per frame change, end to end in bpy (``.venv/bin/python bench/live_bench.py``).
+
+For each scene (the four hexapod stories and the modular tower, built by *Add Example*):
+
+- **first pass**: live mode on at the first frame, then ``scene.frame_set`` through the range
+  in order, as playback does: each frame change solves one new frame (frame_set, the solve
+  warm-started from the frame before, the links and joint values written). Median and worst
+  ms per frame change.
+- **cached**: the same frames again: each is remembered, so a change costs the signature
+  checks and writing the poses. Median and worst ms.
+- **bake**: Bake Range (``vart_addon.animation.bake.bake``) of the same range from the same
+  start, in frames per second, for comparison with the first pass.
+
+Real time at 24 fps is 41.7 ms per frame. One BLAS thread. ``--only KEY`` runs one scene.
+"""
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import pathlib  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+import bpy  # noqa: E402
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+
+import vart_addon  # noqa: E402
+from vart_addon.animation.bake import bake  # noqa: E402
+from vart_addon.shared.bridge_cache import bridge_for, solve_kw  # noqa: E402
+
+SCENES = ("camera_tilt", "trenching", "inspection", "pinch", "tower")
+REAL_TIME_MS = 1000.0 / 24
+
+
+def fresh(key):
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    vart_addon.register()
+    assert bpy.ops.vart.add_example(example=key) == {'FINISHED'}
+    return bpy.context.scene
+
+
+def frame_changes(scene, frames) -> np.ndarray:
+    out = []
+    for f in frames:
+        t = time.perf_counter()
+        scene.frame_set(f)
+        out.append((time.perf_counter() - t) * 1e3)
+    return np.array(out)
+
+
+def run(key) -> dict:
+    scene = fresh(key)
+    start, end = scene.frame_start, scene.frame_end
+    t = time.perf_counter()
+    scene.vart.live = True  # solves the first frame
+    first_ms = (time.perf_counter() - t) * 1e3
+    frames = range(start + 1, end + 1)
+    first = frame_changes(scene, frames)
+    cached = frame_changes(scene, frames)
+    unmet = "unmet" in scene.vart.status_summary
+    scene.vart.live = False  # back where live mode started: the bake starts there too
+    res = bake(scene, bridge=bridge_for(scene), **solve_kw(scene, bake=True))
+    vart_addon.unregister()
+    return dict(frames=end - start + 1, first_ms=first_ms, first=first, cached=cached,
+                bake_fps=res.fps, bake_ms=res.total_ms / res.frames, unmet=unmet)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", choices=SCENES)
+    args = ap.parse_args(argv)
+    print(f"bpy {bpy.app.version_string}, numpy {np.__version__}, BLAS threads "
+          f"{os.environ.get('OPENBLAS_NUM_THREADS')}\n")
+    print("| scene | frames | first pass ms/frame (median, worst) | first pass frames/s | "
+          "cached ms/frame (median, worst) | bake ms/frame | bake frames/s | real time "
+          "at 24 fps (first pass) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for key in ([args.only] if args.only else SCENES):
+        r = run(key)
+        f, c = r["first"], r["cached"]
+        print(f"| {key} | {r['frames']} | {np.median(f):.2f}, {f.max():.2f} | "
+              f"{1e3 / f.mean():.0f} | {np.median(c):.2f}, {c.max():.2f} | "
+              f"{r['bake_ms']:.2f} | {r['bake_fps']:.0f} | "
+              f"{'yes' if f.max() < REAL_TIME_MS else 'no'} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
