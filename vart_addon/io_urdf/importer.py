@@ -74,7 +74,7 @@ class ImportedRobot(dict):
 # ---- the Python API ---------------------------------------------------------------------------
 def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, start="zero",
                 start_file=None, base_pose=None, fixed_base: bool = False,
-                use_env: bool = True, xacro_args=None) -> ImportedRobot:
+                use_env: bool = True, xacro_args=None, progress=None) -> ImportedRobot:
     """Import the URDF file ``path`` into ``scene`` (default: the scene of ``context``, or the
     current one). ``search_paths``: extra folders for ``package://`` and relative mesh paths
     (see :mod:`vart_addon.formats.urdf.mesh_paths`; ``use_env`` adds ROS_PACKAGE_PATH / AMENT_PREFIX_PATH).
@@ -87,6 +87,8 @@ def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, star
     xacro) is expanded first by
     ROS's xacro with ``xacro_args`` (name -> value; ``$(find pkg)`` found as mesh packages
     are: :mod:`vart_addon.formats.urdf.xacro_files`), and the URDF it gives is imported.
+    ``progress(done, total)`` is called after each link's visuals are built (their meshes
+    read: most of a big robot's import time), ``total`` being the robot's links.
 
     Returns an :class:`ImportedRobot` (a dict link name -> object, with the warnings).
     Raises :class:`IoError` (with nothing added to the scene) for a file that cannot be read
@@ -117,6 +119,7 @@ def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, star
         raise IoError(msg if msg.startswith(name) else f"{name}: {msg}") from None
     text = data.decode("utf-8", "replace")
     builder = _Builder(ctx, scene, path, text, robot, lk, umap, search_paths, use_env)
+    builder.progress = progress
     builder.warnings += xacro_warnings + umap.warnings + pose_warnings  # the readers' first
     return builder.run()
 
@@ -137,6 +140,7 @@ class _Builder:
         self.robot, self.lk, self.umap = robot, lk, umap
         self.warnings: list[str] = []
         self.missing: list[str] = []
+        self.progress = None  # progress(done, total), per link whose visuals are built
         self.visual_builder = VisualBuilder(ctx, self.path, search_paths, use_env,
                                             self.warnings, self.missing)
 
@@ -203,10 +207,12 @@ class _Builder:
             if ob.name != link_obj_name[link.name]:
                 raise IoError(f"link {link.name!r}: the object got the name {ob.name!r}")
         visuals = {}
-        for link in robot.links:
+        for k, link in enumerate(robot.links):
             parent = obs.get(link.name)
             visuals[link.name] = [self.visual_builder.visual(coll, parent, link, i, v)
                                   for i, v in enumerate(link.visuals)] if parent else []
+            if self.progress is not None:
+                self.progress(k + 1, len(robot.links))
         if any(v.texture for link in robot.links for v in link.visuals):
             self.warnings.append("textures are not imported (only colours)")
 

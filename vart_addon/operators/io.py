@@ -109,14 +109,15 @@ class VART_OT_import_urdf(bpy.types.Operator, ImportHelper):  # type: ignore[mis
             if self.start == 'FILE' and not self.start_file:
                 self.report({'ERROR'}, "Start is Pose File: choose the pose file")
                 return {'CANCELLED'}
-            obs = import_urdf(self.filepath, context=context,
-                              xacro_args=xacro_files.parse_args(self.xacro_args),
-                              search_paths=mesh_paths.split_search_paths(self.search_paths)
-                              + preferences.search_paths(context),
-                              fixed_base=self.fixed_base,
-                              start="middle" if self.start == 'MIDDLE' else "zero",
-                              start_file=bpy.path.abspath(self.start_file)
-                              if self.start == 'FILE' else None)
+            with support.Progress(context, "Importing URDF: links") as progress:
+                obs = import_urdf(self.filepath, context=context, progress=progress,
+                                  xacro_args=xacro_files.parse_args(self.xacro_args),
+                                  search_paths=mesh_paths.split_search_paths(self.search_paths)
+                                  + preferences.search_paths(context),
+                                  fixed_base=self.fixed_base,
+                                  start="middle" if self.start == 'MIDDLE' else "zero",
+                                  start_file=bpy.path.abspath(self.start_file)
+                                  if self.start == 'FILE' else None)
         except (IoError, UrdfError, *support.ERRORS) as e:
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}
@@ -126,6 +127,37 @@ class VART_OT_import_urdf(bpy.types.Operator, ImportHelper):  # type: ignore[mis
         summary = (f"imported {name!r}: {len(obs)} links, {len(obs.joints)} joints"
                    + (f", {len(obs.missing)} mesh(es) missing" if obs.missing else ""))
         report_warnings(self, obs.warnings, summary)
+        return {'FINISHED'}
+
+
+class VART_OT_import_mjcf(bpy.types.Operator, ImportHelper):  # type: ignore[misc]
+    bl_idname = "vart.import_mjcf"
+    bl_label = "Import MuJoCo MJCF"
+    bl_description = ("Import a robot from a MuJoCo MJCF file (compiled by MuJoCo): one link "
+                      "per body with its geoms, one vart joint per joint, closures and "
+                      "couplings for equality constraints. Needs the mujoco package")
+    bl_options = {'REGISTER', 'UNDO'}
+
+    filename_ext = ".xml"
+    filter_glob: StringProperty(default="*.xml;*.mjcf", options={'HIDDEN'})
+
+    @classmethod
+    def poll(cls, context):
+        return support.object_mode(cls, context)
+
+    def execute(self, context):
+        from ..io_urdf.mjcf_importer import import_mjcf
+        if not self.filepath or os.path.isdir(self.filepath):
+            self.report({'ERROR'}, "choose an MJCF file")
+            return {'CANCELLED'}
+        try:
+            obs = import_mjcf(self.filepath, context=context)
+        except (IoError, *support.ERRORS) as e:
+            self.report({'ERROR'}, str(e))
+            return {'CANCELLED'}
+        _select(context, obs.values(), next(iter(obs.values()), None))
+        report_warnings(self, obs.warnings, f"imported {obs.collection.name!r}: {len(obs)} "
+                        f"links, {len(obs.joints)} joints")
         return {'FINISHED'}
 
 
@@ -242,7 +274,7 @@ class VART_OT_load_preset(bpy.types.Operator, ImportHelper):  # type: ignore[mis
         return {'FINISHED'}
 
 
-classes = (VART_OT_import_urdf, VART_OT_export_urdf, VART_OT_save_preset, VART_OT_load_preset)
+classes = (VART_OT_import_urdf, VART_OT_import_mjcf, VART_OT_export_urdf, VART_OT_save_preset, VART_OT_load_preset)
 
 # The stubs declare register_classes_factory -> None; it returns (register, unregister).
 register, unregister = bpy.utils.register_classes_factory(classes)  # type: ignore[misc]

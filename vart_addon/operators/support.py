@@ -58,6 +58,38 @@ def poll_link(cls, context) -> bool:
     return True
 
 
+# ---- progress of a blocking operator ----------------------------------------------------------
+class Progress:
+    """Blender's progress indicator and the status bar's text for an operator that runs a long
+    call: pass the instance as the call's ``progress(done, total)`` callback, inside
+    ``with Progress(context, "Importing URDF"):``. The indicator begins at the first call
+    (when the total is known) and ends, with the text cleared, however the block ends."""
+
+    def __init__(self, context, what: str):
+        self.wm = context.window_manager
+        self.workspace = getattr(context, "workspace", None)
+        self.what = what
+        self.started = False
+
+    def __call__(self, done, total) -> None:
+        if not self.started:
+            self.wm.progress_begin(0, total)
+            self.started = True
+        self.wm.progress_update(done)
+        if self.workspace is not None:
+            self.workspace.status_text_set(f"{self.what}: {done} of {total}")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.started:
+            self.wm.progress_end()
+            self.started = False
+        if self.workspace is not None:
+            self.workspace.status_text_set(None)
+
+
 # ---- running an edit --------------------------------------------------------------------------
 def run(op, fn):
     """Call ``fn()`` (which returns the operator's result set); a bridge or solver error
