@@ -29,18 +29,14 @@ import os
 
 import bpy
 import numpy as np
-from mathutils import Matrix
 
-from ..bridge import edits as E
-from ..bridge import schema as S
-from ..bridge.errors import BridgeError
 from ..formats.urdf import files as urdf
 from ..formats.urdf import xacro_files
 from ..formats.urdf.start import start_from_file
 from ..formats.urdf.to_linkage import linkage_from_urdf
 from ..solver import VartError
+from . import robot_objects as RO
 from .errors import IoError
-from .mesh_data import _Added
 
 # Re-imported: part of this module's API (used by .exporter and the tests).
 from .visuals import MISSING_KEY, VisualBuilder
@@ -145,67 +141,22 @@ class _Builder:
                                             self.warnings, self.missing)
 
     def run(self) -> ImportedRobot:
-        added = _Added()
-        vl = self.ctx.view_layer if self.ctx.view_layer is not None else self.scene.view_layers[0]
-        selected = [ob for ob in vl.objects if ob is not None and ob.select_get()]
-        active = vl.objects.active
-        try:
-            out = self._build()
-        except BaseException as e:
-            added.remove()
-            self._restore_selection(vl, selected, active)
-            if isinstance(e, (BridgeError, VartError)):
-                raise IoError(f"{os.path.basename(self.path)}: {e}") from None
-            raise
-        self._restore_selection(vl, selected, active)
-        return out
-
-    @staticmethod
-    def _restore_selection(vl, selected, active):
-        try:
-            for ob in vl.objects:  # (None: the base of an object just removed, until resynced)
-                if ob is not None:
-                    ob.select_set(ob in selected)
-            vl.objects.active = active
-        except (ReferenceError, RuntimeError):
-            pass
+        with RO.building(self.ctx, self.scene, self.path):
+            return self._build()
 
     def _build(self) -> ImportedRobot:
         robot, lk = self.robot, self.lk
         poses = lk.poses()
         # names: link objects and joints never clash with what the scene has
-        link_obj_name: dict[str, str] = {}
-        taken: set[str] = set()
-        for link in robot.links:
-            if link.name not in lk.links:
-                continue  # the 'world' root is the ground
-            n = E.unique_joint_name(link.name, _TakenNames(taken))
-            taken.add(n)
-            link_obj_name[link.name] = n
-        scene_joints = set(_scene_joint_names(self.scene))
-        joint_name = {}
-        for jn in lk.joints:
-            joint_name[jn] = E.unique_joint_name(jn, scene_joints)
-            scene_joints.add(joint_name[jn])
-
+        link_obj_name = RO.object_names(link.name for link in robot.links
+                                        if link.name in lk.links)  # 'world' is the ground
+        joint_name = RO.joint_names(self.scene, lk.joints)
         coll = bpy.data.collections.new(
             robot.name or os.path.splitext(os.path.basename(self.path))[0])
         self.scene.collection.children.link(coll)
         coll[SOURCE_KEY] = {"file": self.path,
                             "text": self.text if len(self.text) <= MAX_SOURCE_CHARS else ""}
-        size = _axes_size(robot)
-        obs = ImportedRobot()
-        for link in robot.links:
-            if link.name not in link_obj_name:
-                continue
-            ob = bpy.data.objects.new(link_obj_name[link.name], None)
-            ob.empty_display_type = 'ARROWS'
-            ob.empty_display_size = size
-            coll.objects.link(ob)
-            ob.matrix_world = Matrix(poses[link.name].tolist())
-            obs[link.name] = ob
-            if ob.name != link_obj_name[link.name]:
-                raise IoError(f"link {link.name!r}: the object got the name {ob.name!r}")
+        obs = ImportedRobot(RO.link_empties(coll, link_obj_name, poses, _axes_size(robot)))
         visuals = {}
         for k, link in enumerate(robot.links):
             parent = obs.get(link.name)
@@ -216,22 +167,7 @@ class _Builder:
         if any(v.texture for link in robot.links for v in link.visuals):
             self.warnings.append("textures are not imported (only colours)")
 
-        # vart properties, straight from the linkage
-        for n, ob in obs.items():
-            lrec = E.link_record(lk, n, None)
-            S.write_link(ob, mass=lrec.mass, com=lrec.com, virtual=lrec.virtual,
-                         root_tree=lrec.root_tree)
-        for jn, j in lk.joints.items():
-            rec = E.joint_record(lk, j, poses, None)
-            mimic = None
-            if rec.mimic is not None:
-                mimic = (joint_name[rec.mimic.leader], rec.mimic.multiplier, rec.mimic.offset)
-            S.write_joint(obs[rec.child], joint_name[jn], rec.type,
-                          None if rec.parent is None else obs[rec.parent],
-                          T_parent_mob=rec.T_parent_mob, T_child_frame=rec.T_child_frame,
-                          q=rec.q, lower=rec.lower, upper=rec.upper, pitch=rec.pitch,
-                          virtual=rec.virtual, tree=rec.tree, mimic=mimic)
-        self._check(obs)
+        RO.write_records(lk, obs, joint_name, poses)  # then read back: see RO
 
         obs.robot, obs.collection = robot, coll
         urdf_joints = {j.name for j in robot.joints}
@@ -240,35 +176,9 @@ class _Builder:
         obs.visuals, obs.missing, obs.warnings = visuals, self.missing, self.warnings
         return obs
 
-    def _check(self, obs):
-        """What the scene now says must read back as valid links and joints (the schema's
-        own validation, cross-object checks included). That the stored joints reproduce the
-        URDF's link poses is tested (tests/blender/test_io_urdf_import.py), not re-checked
-        here: building the linkage twice would double the import time of a large robot."""
-        S.read_scene(obs.values())
-
 
 def _axes_size(robot) -> float:
     """Display size of the link Empties: a third of the median joint offset (2 cm to 25 cm)."""
     d = [float(np.linalg.norm(j.origin.xyz)) for j in robot.joints]
     d = [x for x in d if x > 1e-9]
     return float(min(0.25, max(0.02, float(np.median(d)) / 3.0))) if d else 0.1
-
-
-class _TakenNames:
-    """Object names in bpy.data or already chosen (a container for unique_joint_name)."""
-
-    def __init__(self, chosen):
-        self.chosen = chosen
-
-    def __contains__(self, name):
-        return name in self.chosen or bpy.data.objects.get(name) is not None
-
-
-def _scene_joint_names(scene):
-    for ob in scene.objects:
-        try:
-            joints = ob[S.KEY]["joints"]
-            yield from joints.keys()
-        except (KeyError, TypeError, AttributeError):
-            continue

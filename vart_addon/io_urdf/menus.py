@@ -1,12 +1,13 @@
-"""File > Import and File > Export entries for URDF robots and articulation presets, drag and
-drop of .urdf files into the 3D viewport (a FileHandler, Blender 4.1+), and
+"""File > Import and File > Export entries for URDF (and xacro) and MJCF robots and articulation
+presets, drag and drop of .urdf files into the 3D viewport (a FileHandler, Blender 4.1+), and
 :func:`draw_sidebar` for panels. The trajectory entries are :mod:`vart_addon.io_trajectory.menus`.
 """
 import bpy
 
 
 def draw_import(self, context):
-    self.layout.operator("vart.import_urdf", text="URDF Robot (.urdf) [vart]")
+    self.layout.operator("vart.import_urdf", text="URDF Robot (.urdf, .xacro) [vart]")
+    self.layout.operator("vart.import_mjcf", text="MuJoCo MJCF Robot (.xml) [vart]")
     self.layout.operator("vart.load_preset", text="Vart Articulation Preset (.json)")
 
 
@@ -16,11 +17,12 @@ def draw_export(self, context):
 
 
 def draw_sidebar(layout) -> None:
-    """The same four actions as buttons, for a sidebar panel (``draw_sidebar(self.layout)``)."""
+    """The same five actions as buttons, for a sidebar panel (``draw_sidebar(self.layout)``)."""
     col = layout.column(align=True)
     row = col.row(align=True)
     row.operator("vart.import_urdf", text="Import URDF", icon='IMPORT')
     row.operator("vart.export_urdf", text="Export URDF", icon='EXPORT')
+    col.operator("vart.import_mjcf", text="Import MuJoCo MJCF", icon='IMPORT')
     row = col.row(align=True)
     row.operator("vart.load_preset", text="Load Preset", icon='FILE_FOLDER')
     row.operator("vart.save_preset", text="Save Preset", icon='FILE_TICK')
@@ -38,7 +40,7 @@ class VART_FH_urdf(bpy.types.FileHandler):
 
 
 #: Every operator these menus reach (tests check each exists).
-OPERATORS = ("import_urdf", "load_preset", "export_urdf", "save_preset")
+OPERATORS = ("import_urdf", "import_mjcf", "load_preset", "export_urdf", "save_preset")
 
 
 def register() -> None:

@@ -130,6 +130,37 @@ class VART_OT_import_urdf(bpy.types.Operator, ImportHelper):  # type: ignore[mis
         return {'FINISHED'}
 
 
+class VART_OT_import_mjcf(bpy.types.Operator, ImportHelper):  # type: ignore[misc]
+    bl_idname = "vart.import_mjcf"
+    bl_label = "Import MuJoCo MJCF"
+    bl_description = ("Import a robot from a MuJoCo MJCF file (compiled by MuJoCo): one link "
+                      "per body with its geoms, one vart joint per joint, closures and "
+                      "couplings for equality constraints. Needs the mujoco package")
+    bl_options = {'REGISTER', 'UNDO'}
+
+    filename_ext = ".xml"
+    filter_glob: StringProperty(default="*.xml;*.mjcf", options={'HIDDEN'})
+
+    @classmethod
+    def poll(cls, context):
+        return support.object_mode(cls, context)
+
+    def execute(self, context):
+        from ..io_urdf.mjcf_importer import import_mjcf
+        if not self.filepath or os.path.isdir(self.filepath):
+            self.report({'ERROR'}, "choose an MJCF file")
+            return {'CANCELLED'}
+        try:
+            obs = import_mjcf(self.filepath, context=context)
+        except (IoError, *support.ERRORS) as e:
+            self.report({'ERROR'}, str(e))
+            return {'CANCELLED'}
+        _select(context, obs.values(), next(iter(obs.values()), None))
+        report_warnings(self, obs.warnings, f"imported {obs.collection.name!r}: {len(obs)} "
+                        f"links, {len(obs.joints)} joints")
+        return {'FINISHED'}
+
+
 # bpy_extras' stubs declare ExportHelper.check/invoke -> None (clash with Operator's).
 class VART_OT_export_urdf(bpy.types.Operator, ExportHelper):  # type: ignore[misc]
     bl_idname = "vart.export_urdf"
@@ -243,7 +274,7 @@ class VART_OT_load_preset(bpy.types.Operator, ImportHelper):  # type: ignore[mis
         return {'FINISHED'}
 
 
-classes = (VART_OT_import_urdf, VART_OT_export_urdf, VART_OT_save_preset, VART_OT_load_preset)
+classes = (VART_OT_import_urdf, VART_OT_import_mjcf, VART_OT_export_urdf, VART_OT_save_preset, VART_OT_load_preset)
 
 # The stubs declare register_classes_factory -> None; it returns (register, unregister).
 register, unregister = bpy.utils.register_classes_factory(classes)  # type: ignore[misc]

@@ -9,7 +9,7 @@ import pytest
 
 from repo_paths import DATA
 from vart_addon.io_urdf import IoError
-from vart_addon.io_urdf import importer as I
+from vart_addon.io_urdf import robot_objects as RO
 from vart_addon.io_urdf.importer import import_urdf
 
 BAD = DATA / "bad"
@@ -113,17 +113,17 @@ def test_a_failure_while_building_removes_everything_added(busy_scene, monkeypat
         calls["n"] += 1
         raise RuntimeError(f"simulated failure in {fail_at}")
 
-    if fail_at == "check":
-        monkeypatch.setattr(I._Builder, "_check", boom)
+    if fail_at == "check":  # the records read back through the schema's validation
+        monkeypatch.setattr(RO.S, "read_scene", boom)
     else:
-        real = getattr(I.S, fail_at)
+        real = getattr(RO.S, fail_at)
 
         def flaky(*args, **kw):
             calls["n"] += 1
             if calls["n"] == 3:
                 raise RuntimeError(f"simulated failure in {fail_at}")
             return real(*args, **kw)
-        monkeypatch.setattr(I.S, fail_at, flaky)
+        monkeypatch.setattr(RO.S, fail_at, flaky)
     with pytest.raises(RuntimeError, match="simulated failure"):
         import_urdf(ARM6)
     assert calls["n"] >= 1
