@@ -22,6 +22,8 @@ Modules:
   :mod:`.planar`), :mod:`.goals`,
   :mod:`.evaluation` (a group's goals at a configuration), :mod:`.pdls`, :mod:`.stepper` (one
   step), :mod:`.solver` (the loop) and :mod:`.status` (what a solve reports);
+- :mod:`.sublinkages` (MSim's hierarchy: driving, driven and simultaneous sublinkages and
+  the solve order they give; edits also ``Linkage``'s methods);
 - :mod:`.text` (values and parse errors as text, alike under numpy 1 and 2).
 
 File formats (URDF, trajectories, STL) are :mod:`vart_addon.formats`, one layer up.

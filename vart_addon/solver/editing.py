@@ -17,6 +17,7 @@ from . import validate as V
 from .errors import VartError
 from .goal_kinds import clear_configuration_goals
 from .parts import Joint, Link
+from .sublinkages import forget, rename_member
 
 if TYPE_CHECKING:  # the edits are Linkage's methods: linkage.py imports this module
     from .linkage import Linkage
@@ -54,6 +55,7 @@ def remove_link(lk: Linkage, name: str) -> list[str]:
         del lk.joints[jn]
     _clear_mimics_of(lk, gone)
     del lk.links[name], lk.roots[name], lk.tree_edge[name]
+    forget(lk, links=[name], joints=gone)
     _rebuild_tree(lk, poses)
     return gone
 
@@ -137,6 +139,7 @@ def remove_joint(lk: Linkage, name: str):
     j = lk.joint(name)
     poses = lk.poses()
     del lk.joints[name]
+    forget(lk, joints=[name])
     _clear_mimics_of(lk, [name])
     if j.is_tree:
         _rebuild_tree(lk, poses)
@@ -154,6 +157,7 @@ def rename_joint(lk: Linkage, name: str, new_name: str):
         raise VartError(f"joint {new_name!r} already exists")
     j.name = new_name
     lk.joints = {(new_name if n == name else n): o for n, o in lk.joints.items()}
+    rename_member(lk, name, new_name)
     for o in lk.joints.values():
         if o.mimic and o.mimic[0] == name:
             o.mimic = (new_name, *o.mimic[1:])

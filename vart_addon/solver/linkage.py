@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import editing, goals_edit, se3, tree_edit
+from . import editing, goals_edit, se3, sublinkages, tree_edit
 from .errors import VartError
 from .parts import Joint, Link
 
@@ -39,6 +39,12 @@ class Linkage:
         self.roots: dict[str, Joint] = {}
         self.tree_edge: dict[str, Joint] = {}
         self.gravity: np.ndarray | None = None
+        # MSim's hierarchy (.sublinkages): the sublinkages by name, and the sublinkage each
+        # assigned link and joint belongs to (None: the top; an unassigned joint follows its
+        # child link)
+        self.sublinkages: dict[str, sublinkages.Sublinkage] = {}
+        self.link_home: dict[str, str | None] = {}
+        self.joint_home: dict[str, str | None] = {}
         self.topology_version = 0
         self.goals_version = 0
         self.values_version = 0
@@ -192,3 +198,11 @@ class Linkage:
     set_link_pose = goals_edit.set_link_pose
     set_mimic = goals_edit.set_mimic
     clear_mimic = goals_edit.clear_mimic
+    # MSim's hierarchy (.sublinkages)
+    add_sublinkage = sublinkages.add_sublinkage
+    remove_sublinkage = sublinkages.remove_sublinkage
+    set_disposition = sublinkages.set_disposition
+    set_sublinkage_parent = sublinkages.set_sublinkage_parent
+    assign_link = sublinkages.assign_link
+    assign_joint = sublinkages.assign_joint
+    unassign_joint = sublinkages.unassign_joint

@@ -47,6 +47,7 @@ import numpy as np
 
 from . import goals as G
 from .evaluation import Evaluation, GroupProblem
+from .levels import REPORTED
 from .status import SolveStatus
 from .stepper import Stepper
 from .topology import analyse
@@ -380,6 +381,20 @@ class Solver:
         status.out_of_budget |= reason == "budget"
         status.defer(partial(_fill_levels, gp, ev, it, first_ok, self.settings.tol,
                              (time.perf_counter() - t0) * 1e3))
+        if gp.spec.home is not None and reason != "converged":
+            status.defer(partial(_fill_unreached, gp, ev, self.settings.tol, status))
+
+
+def _fill_unreached(gp, ev, tol, status, levels):
+    """Record in ``status`` the goals of the levels that must be met that one group (of a
+    linkage with sublinkages) left unmet after its final evaluation ``ev``, by the sublinkage
+    each belongs to (``levels`` is not used: this is deferred work like :func:`_fill_levels`)."""
+    for k in REPORTED:
+        if not gp.active[k] or ev.satisfied[k]:
+            continue
+        for goal, e in zip(gp.names[k], ev.goal_errors(k).tolist()):
+            if e > tol:
+                status.add_unreached(gp.spec.home.get(goal.owner), goal)
 
 
 def _fill_levels(gp, ev, it, first_ok, tol, ms, levels):

@@ -31,8 +31,8 @@ class SolveStatus:
     then the status holds the groups' last evaluations: read ``levels`` before keeping many
     statuses (the bake does, frame by frame)."""
 
-    __slots__ = ("_levels", "_pending", "iterations", "ms", "converged", "stalled",
-                 "out_of_budget", "groups", "stuck", "simplified", "predicted")
+    __slots__ = ("_levels", "_pending", "_unreached", "iterations", "ms", "converged",
+                 "stalled", "out_of_budget", "groups", "stuck", "simplified", "predicted")
 
     def __init__(self, levels: list | None = None, iterations: int = 0, ms: float = 0.0,
                  converged: bool = True, stalled: bool = False, out_of_budget: bool = False,
@@ -40,6 +40,7 @@ class SolveStatus:
                  predicted: int = 0):
         self._levels = levels
         self._pending: list = []
+        self._unreached: dict = {}  # filled by deferred work too (see unreached)
         self.iterations, self.ms = iterations, ms
         self.converged, self.stalled, self.out_of_budget = converged, stalled, out_of_budget
         self.groups = groups
@@ -60,6 +61,20 @@ class SolveStatus:
             for fill in pending:
                 fill(self._levels)
         return self._levels
+
+    @property
+    def unreached(self) -> dict:
+        """With sublinkages (:mod:`.sublinkages`): which sublinkage could not reach what,
+        ``{sublinkage name (None: the top): [GoalId, ...]}``, for the goals of the levels
+        that must be met (as :attr:`unmet`) left unmet by a group that did not converge. A
+        driven sublinkage that cannot follow what its parent decided is listed with the goals
+        it was solved to least squares on. Empty without sublinkages or when all is met."""
+        self.levels  # noqa: B018  (runs the deferred work, which fills it)
+        return self._unreached
+
+    def add_unreached(self, home: str | None, goal) -> None:
+        """Record that sublinkage ``home``'s goal ``goal`` was not reached."""
+        self._unreached.setdefault(home, []).append(goal)
 
     @property
     def unmet(self) -> list:

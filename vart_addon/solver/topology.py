@@ -5,24 +5,39 @@ links, the tree joints on the paths from their lowest common ancestor to each li
 signed ancestry difference); for a tree joint, its own DoF; for a mass, the path from the
 ground. Goals whose supports overlap are coupled (union-find over DoF); disjoint groups are
 solved apart. The analysis is redone only when the linkage's topology or goal set changes.
+
+With sublinkages (:mod:`.sublinkages`) the goals are split into stages, solved in order: a
+stage's goals are coupled over its own DoF only (their supports cut to them), so no group
+crosses a driving/driven boundary; a stage's goals that none of its DoF can change form one
+group without columns (evaluated and reported, never moved). A goal of an earlier stage that a
+later stage's DoF can change (a link of the parent hanging, in the spanning tree, from a link
+of a driven sublinkage) is *held* by the later stage: solved again there, at its own level,
+over the later stage's DoF, so the later stage does not undo it.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from . import sublinkages
 from .goal_kinds import KINDS, Context, GoalKind, model_support
 from .levels import LEVELS, GoalId
 
 
 class GroupSpec:
-    """One solve group: its DoF columns (indices into the model's q) and goal batches per level."""
+    """One solve group: its DoF columns (indices into the model's q) and goal batches per level.
 
-    def __init__(self, cols: np.ndarray, batches: list, tau: float, gravity):
+    With sublinkages, ``stage`` is the group's place in the solve order and ``home`` maps each
+    goal owner's label (``GoalId.owner``) to its sublinkage (None: the top); else both None."""
+
+    def __init__(self, cols: np.ndarray, batches: list, tau: float, gravity,
+                 stage: int | None = None, home: dict | None = None):
         self.cols = cols
         self.batches = batches
         self.levels = [[b for b in batches if b.level == k] for k in LEVELS]
         self.tau = tau
         self.gravity = gravity
+        self.stage = stage
+        self.home = home
 
 
 class _Atom:
@@ -87,13 +102,54 @@ def analyse(linkage, model) -> tuple[list[GroupSpec], list[GoalId]]:
     gravity = None if linkage.gravity is None else np.asarray(linkage.gravity, float)
     T_world = model.world_poses(model.q_from_joints())  # for the planar loops' test
     specs = []
-    for members in _groups(atoms, model.n_dof):
-        group = [atoms[i] for i in members]
-        cols = np.flatnonzero(np.any([a.support for a in group], axis=0))
+
+    def add(group, cols, stage=None, home=None):
         tau = _tau(group, gravity)
         context = Context(linkage, gravity, tau, T_world)
-        specs.append(GroupSpec(cols, _batches(group, cols, context, model), tau, gravity))
+        specs.append(GroupSpec(cols, _batches(group, cols, context, model), tau, gravity,
+                               stage, home))
+
+    plan = sublinkages.plan(linkage, model)
+    if plan is None:
+        for members in _groups(atoms, model.n_dof):
+            group = [atoms[i] for i in members]
+            add(group, np.flatnonzero(np.any([a.support for a in group], axis=0)))
+        return specs, stuck
+    for stage, staged in enumerate(_staged(atoms, plan)):
+        home = {_owner(a): plan.home_of(a.obj) for a in staged}
+        for members in _groups(staged, model.n_dof):
+            group = [staged[i] for i in members]
+            add(group, np.flatnonzero(np.any([a.support for a in group], axis=0)), stage, home)
+        fixed = [a for a in staged if not a.support.any()]
+        if fixed:
+            add(fixed, np.zeros(0, dtype=int), stage, home)
     return specs, stuck
+
+
+def _staged(atoms, plan) -> list[list[_Atom]]:
+    """Per stage of ``plan``: its own atoms (goals that can move at all), then the atoms of
+    earlier stages that its DoF can change (*held*: kept as the earlier stage left them, at
+    their own level), each with its support cut to the stage's own DoF. An own atom with an
+    empty cut support is kept (evaluated and reported); a held one is not."""
+    own: list[list[_Atom]] = [[] for _ in plan.order]
+    held: list[list[_Atom]] = [[] for _ in plan.order]
+    for a in atoms:
+        if not a.support.any():
+            continue  # moved by no DoF at all: reported as stuck
+        home = plan.stage_of_joint(a.obj) if a.kind.owner == "joint" else \
+            plan.stage_of_link(a.obj.name)
+        in_stage = plan.dof_stage[a.support]
+        own[home].append(_Atom(a.kind, a.obj, a.support & (plan.dof_stage == home)))
+        for s in np.unique(in_stage[in_stage > home]).tolist():
+            held[s].append(_Atom(a.kind, a.obj, a.support & (plan.dof_stage == s)))
+    return [o + h for o, h in zip(own, held)]
+
+
+def _owner(atom) -> str:
+    """The ``GoalId.owner`` of an atom's goal (a link's goals are its root joint's)."""
+    obj = atom.obj
+    return obj.label() if atom.kind.owner == "joint" else \
+        f"root joint of link {obj.name!r}"
 
 
 def _tau(group, gravity) -> float:

@@ -14,6 +14,7 @@ from .errors import VartError
 from .goal_kinds import Q_FIELDS
 from .joint_types import INVERTIBLE, joint_type
 from .parts import Joint, Link
+from .sublinkages import forget
 
 if TYPE_CHECKING:  # the edits are Linkage's methods: linkage.py imports this module
     from .linkage import Linkage
@@ -192,6 +193,7 @@ def merge_joint(lk: Linkage, name: str):
             a.com = (a.mass * a.com + b.mass * com_b) / m
         a.mass = m
     del lk.links[C], lk.roots[C], lk.tree_edge[C]
+    forget(lk, links=[C], joints=[name])
     _rebuild_tree(lk, poses)
 
 
