@@ -6,7 +6,11 @@ What is written (:func:`export_urdf`):
   :func:`~vart_addon.formats.urdf.from_linkage.urdf_from_linkage` (virtual links and joints are
   left out; a real joint URDF cannot express, a closure, a link not connected to the others... is
   rewritten or left out with a warning, returned to the caller);
-- a link's geometry is the evaluated mesh (modifiers applied) of the link object itself, when
+- a visual imported from a mesh file whose geometry is unchanged (same mesh data, transform
+  and no modifiers added: :func:`.visuals.fingerprint`) is written as it was read: the same
+  file (a ``package://`` name as written, another path relative to the new URDF) with its
+  origin and scale; no STL is written for it;
+- any other link geometry is the evaluated mesh (modifiers applied) of the link object itself, when
   it has geometry, and of every Blender descendant that is not itself a link (the descendants
   of another link belong to that link). Each becomes one ``<visual>``: an STL file (binary, or
   ASCII) in the link frame (identity ``<origin>``), in a folder next to the URDF
@@ -45,6 +49,7 @@ from ..formats.urdf.from_linkage import urdf_from_linkage
 from ..solver import VartError
 from .errors import IoError
 from .importer import MISSING_KEY, SOURCE_KEY, read_source
+from .visuals import SOURCE_MESH_KEY, fingerprint
 
 __all__ = ["export_urdf", "ExportResult", "robot_components", "depsgraph_of", "geometry_objects",
            "mesh_in_frame", "source_template"]
@@ -64,12 +69,14 @@ class ExportResult:
 
 
 def export_urdf(path, *, context=None, scene=None, name: str | None = None,
-                binary: bool = True, links=None) -> ExportResult:
+                binary: bool = True, links=None, keep_meshes: bool = True) -> ExportResult:
     """Write the real robot of ``scene`` (default: the context's) to the URDF file ``path``
     and its meshes to ``<stem>_meshes/`` next to it. ``name``: the robot name (default: that
     of the imported URDF, else the file's stem). ``binary``: binary STL (else ASCII).
     ``links``: names of link objects; when given, only the robots (sets of links connected
-    by real joints) that contain one of them are written. Raises :class:`IoError`."""
+    by real joints) that contain one of them are written. ``keep_meshes``: an imported
+    visual whose geometry is unchanged names its original mesh file (else every visual is
+    written as an STL, a self-contained export). Raises :class:`IoError`."""
     ctx = context if context is not None else bpy.context
     scene = scene if scene is not None else ctx.scene
     path = os.path.abspath(os.fspath(path))
@@ -101,6 +108,12 @@ def export_urdf(path, *, context=None, scene=None, name: str | None = None,
         geo = geometry_objects(ob, warnings)
         vis = []
         for g in geo:
+            same = _unchanged_source(g, ob, folder) if keep_meshes else None
+            if same is not None:
+                mat_name, rgba = _colour(g)
+                vis.append(dataclasses.replace(same, name=g.name, material_name=mat_name,
+                                               rgba=rgba))
+                continue
             tri_v, tri_i = mesh_in_frame(g, depsgraph, T)
             if len(tri_i) == 0:
                 continue
@@ -221,6 +234,32 @@ def mesh_in_frame(ob, depsgraph, T_link):
     if np.linalg.det(M[:3, :3]) < 0:
         t = t[:, ::-1]
     return v, t
+
+
+def _unchanged_source(g, link_ob, folder):
+    """The URDF visual naming the mesh file ``g`` was imported from, when its geometry is
+    unchanged since (:func:`.visuals.fingerprint`) and it still hangs directly from its link
+    (a ``package://`` name as written; another path re-resolved relative to ``folder``); else
+    None (the export writes an STL of what ``g`` shows)."""
+    rec = g.get(SOURCE_MESH_KEY)
+    if rec is None or g.parent != link_ob or g.type != 'MESH':
+        return None
+    try:
+        if fingerprint(g) != str(rec["fingerprint"]):
+            return None
+        filename, path = str(rec["filename"]), str(rec["path"])
+        origin = urdf.Origin(tuple(rec["xyz"]), tuple(rec["rpy"]))
+        scale = tuple(float(x) for x in rec["scale"])
+    except (KeyError, TypeError, ValueError, urdf.UrdfError):
+        return None  # a damaged record: write the geometry itself
+    if not filename.lower().startswith("package://"):
+        if not os.path.isfile(path):
+            return None
+        try:
+            filename = os.path.relpath(path, folder).replace(os.sep, "/")
+        except ValueError:  # another drive (Windows)
+            filename = path
+    return urdf.Visual(geometry=urdf.Mesh(filename, scale), origin=origin)
 
 
 #: Principled BSDF base colour and viewport colour of a new material.

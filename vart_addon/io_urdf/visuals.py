@@ -10,6 +10,8 @@ and materials of :mod:`.mesh_data`.
 - A visual's colour becomes a material (Principled BSDF base colour and alpha, and the
   viewport colour) linked to the object (so shared mesh data keeps one colour per visual),
   and the object's colour (Workbench "Object" colouring). Textures are not imported.
+- A visual read from a mesh file remembers the file and a fingerprint of its geometry
+  (``ob["vart_urdf_mesh"]``): an export names the same file while the geometry is unchanged.
 - A mesh that cannot be found or read becomes an Empty named like the visual (its filename in
   ``ob["vart_urdf_missing"]``) and is listed in the warnings: never fatal.
 """
@@ -25,10 +27,39 @@ from ..formats.urdf import files as urdf
 from ..formats.urdf import mesh_paths
 from .mesh_data import _MeshFailure, new_material, primitive_mesh, read_mesh_file
 
-__all__ = ["VisualBuilder", "MISSING_KEY"]
+__all__ = ["VisualBuilder", "MISSING_KEY", "SOURCE_MESH_KEY", "fingerprint"]
 
 #: Property of a placeholder Empty: the filename of the mesh that could not be read.
 MISSING_KEY = "vart_urdf_missing"
+#: Property of a visual read from a mesh file: where it came from and what it looked like
+#: (:func:`source_record`), so an export can name the same file when nothing changed.
+SOURCE_MESH_KEY = "vart_urdf_mesh"
+
+
+def fingerprint(ob) -> str:
+    """A digest of what a visual object shows relative to its parent: its mesh data (vertex
+    coordinates and face indices), its local transform, its parent inverse and how many
+    modifiers it has. Any edit a user makes to the geometry changes it."""
+    import hashlib
+    h = hashlib.sha1()
+    me = ob.data
+    co = np.empty(3 * len(me.vertices), dtype=np.float32)
+    me.vertices.foreach_get("co", co)
+    loops = np.empty(len(me.loops), dtype=np.int32)
+    me.loops.foreach_get("vertex_index", loops)
+    for a in (co, loops, np.array(ob.matrix_basis, dtype=np.float32),
+              np.array(ob.matrix_parent_inverse, dtype=np.float32),
+              np.array([len(me.polygons), len(ob.modifiers)], dtype=np.int64)):
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def source_record(ob, filename: str, path: str, vis) -> dict:
+    """What :data:`SOURCE_MESH_KEY` holds for a visual made from mesh file ``filename`` (as
+    the URDF wrote it; ``path`` where it was found) for URDF visual ``vis``."""
+    return {"filename": filename, "path": path, "xyz": list(vis.origin.xyz),
+            "rpy": list(vis.origin.rpy), "scale": list(vis.geometry.scale),
+            "fingerprint": fingerprint(ob)}
 
 
 class VisualBuilder:
@@ -44,6 +75,7 @@ class VisualBuilder:
         self.mesh_cache: dict = {}      # resolved path -> Mesh or failure text
         self.prim_cache: dict = {}      # geometry key -> Mesh
         self.materials: dict = {}       # (name, rgba) -> Material
+        self.found: dict = {}           # mesh filename -> the file it resolved to
 
     def visual(self, coll, link_ob, link, i, vis):
         """A new object in ``coll`` for ``vis``, visual ``i`` of ``link``, child of
@@ -71,6 +103,8 @@ class VisualBuilder:
         ob.parent = link_ob
         ob.matrix_parent_inverse = Matrix.Identity(4)
         ob.matrix_basis = Matrix(T.tolist())
+        if mesh is not None and isinstance(g, urdf.Mesh):
+            ob[SOURCE_MESH_KEY] = source_record(ob, g.filename, self.found[g.filename], vis)
         if vis.rgba is not None:
             rgba = tuple(float(c) for c in vis.rgba)
             ob.color = rgba
@@ -106,6 +140,7 @@ class VisualBuilder:
         res = mesh_paths.resolve(filename, self.path, self.search_paths, use_env=self.use_env)
         if not res.found:
             return None, res.describe()
+        self.found[filename] = res.path
         if res.path not in self.mesh_cache:
             try:
                 self.mesh_cache[res.path] = read_mesh_file(res.path, self.ctx)

@@ -176,6 +176,11 @@ class VART_OT_export_urdf(bpy.types.Operator, ExportHelper):  # type: ignore[mis
         description="The <robot name>; empty: that of the imported URDF, else the file name")
     binary_stl: BoolProperty(name="Binary STL", default=True,
                              description="Write binary STL meshes (else ASCII)")
+    keep_meshes: BoolProperty(
+        name="Keep Original Meshes", default=True,
+        description="An imported visual whose geometry is unchanged names the mesh file it "
+                    "came from (package:// as written); off: every visual is written as STL "
+                    "next to the URDF (a self-contained export)")
     selected_only: BoolProperty(
         name="Selected Robots Only", default=False,
         description="Export only the robots (links connected by real joints) that hold a "
@@ -200,7 +205,8 @@ class VART_OT_export_urdf(bpy.types.Operator, ExportHelper):  # type: ignore[mis
                 return {'CANCELLED'}
         try:
             res = export_urdf(self.filepath, context=context, name=self.robot_name or None,
-                              binary=self.binary_stl, links=links)
+                              binary=self.binary_stl, links=links,
+                              keep_meshes=self.keep_meshes)
         except (IoError, *support.ERRORS) as e:
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}

@@ -42,7 +42,7 @@ def test_export_keeps_the_kinematics(scene, tmp_path, path):
     obs = import_urdf(path)
     rng = np.random.default_rng(2)
     set_configuration(scene, obs, random_q(obs.robot, rng))  # not exported at q = 0
-    res = export_urdf(tmp_path / "out.urdf")
+    res = export_urdf(tmp_path / "out.urdf", keep_meshes=False)
     r2 = urdf.read_urdf(res.path)
     assert r2 == res.robot and r2.name == obs.robot.name
     assert {l.name for l in r2.links} == {l.name for l in obs.robot.links}
@@ -72,7 +72,7 @@ def test_export_keeps_the_kinematics(scene, tmp_path, path):
 
 def test_meshes_are_stl_in_the_link_frame_next_to_the_urdf(scene, tmp_path):
     obs = import_urdf(ARM6)
-    res = export_urdf(tmp_path / "arm.urdf")
+    res = export_urdf(tmp_path / "arm.urdf", keep_meshes=False)
     folder = tmp_path / "arm_meshes"
     assert sorted(os.listdir(tmp_path)) == ["arm.urdf", "arm_meshes"]
     assert sorted(res.meshes) == sorted(str(p) for p in folder.iterdir())
@@ -180,7 +180,7 @@ def test_virtual_parts_are_left_out_and_unsupported_types_warned(scene, tmp_path
 
 def test_placeholders_of_missing_meshes_are_left_out_with_a_warning(scene, tmp_path):
     import_urdf(ROVER)
-    res = export_urdf(tmp_path / "rover.urdf")
+    res = export_urdf(tmp_path / "rover.urdf", keep_meshes=False)
     assert sum("stands in for mesh" in w for w in res.warnings) == 3
     cam = res.robot.link_by_name("camera_link")
     assert [v.name for v in cam.visuals] == ["camera_body"]
@@ -293,3 +293,50 @@ def test_failures(scene, tmp_path):
         export_urdf(tmp_path / "g.urdf")
     assert not (tmp_path / "g.urdf").exists()
     assert S.KEY in bpy.data.objects["drone"].keys()
+
+
+def test_unchanged_imported_meshes_name_their_files_and_edited_ones_are_written(scene,
+                                                                               tmp_path):
+    """Keep Original Meshes (the default): a visual imported from a mesh file and unchanged
+    names the same file (package:// as written, another path relative to the new URDF) with
+    its origin and scale; no STL is written for it. Edited geometry (a vertex moved, the
+    object moved, a modifier) is written as an STL of what it shows."""
+    obs = import_urdf(ROVER)
+    r1 = obs.robot
+    res = export_urdf(tmp_path / "out" / "rover.urdf")
+    r2 = urdf.read_urdf(tmp_path / "out" / "rover.urdf")
+    files1 = {v.name: v for link in r1.links for v in link.visuals
+              if isinstance(v.geometry, urdf.Mesh)}
+    files2 = {v.name: v for link in r2.links for v in link.visuals}
+    kept = [n for n, v in files1.items() if n in files2
+            and isinstance(files2[n].geometry, urdf.Mesh)
+            and not files2[n].geometry.filename.startswith("rover_meshes/")]
+    assert "chassis" in kept
+    assert files2["chassis"].geometry.filename == files1["chassis"].geometry.filename  # package
+    assert files2["chassis"].geometry.scale == files1["chassis"].geometry.scale
+    assert files2["chassis"].origin == files1["chassis"].origin
+    assert not any("chassis" in os.path.basename(m) for m in res.meshes)
+    # the re-exported robot, imported again, shows the same geometry where it was
+    scene2 = bpy.data.scenes.new("again")
+    again = import_urdf(tmp_path / "out" / "rover.urdf", scene=scene2,
+                        search_paths=[str(DATA / "rover")])
+    assert not again.missing or set(again.missing) == set(obs.missing)
+    # edit the chassis: one vertex moved -> an STL of the edited geometry is written
+    chassis = next(ob for ob in bpy.context.scene.objects if ob.name == "chassis")
+    chassis.data = chassis.data.copy()
+    chassis.data.vertices[0].co.z += 0.01
+    res = export_urdf(tmp_path / "edited" / "rover.urdf")
+    r3 = urdf.read_urdf(tmp_path / "edited" / "rover.urdf")
+    v3 = next(v for link in r3.links for v in link.visuals if v.name == "chassis")
+    assert v3.geometry.filename.startswith("rover_meshes/") and v3.origin.is_identity
+    assert str(tmp_path / "edited" / v3.geometry.filename) in res.meshes
+    # moving the object relative to its link, or adding a modifier, counts as an edit too
+    for edit in ("move", "modifier"):
+        obs2 = import_urdf(ROVER, scene=bpy.data.scenes.new(edit))
+        ob = next(o for vs in obs2.visuals.values() for o in vs if o.name.startswith("chassis"))
+        if edit == "move":
+            ob.location.x += 0.05
+        else:
+            ob.modifiers.new("bevel", 'BEVEL')
+        from vart_addon.io_urdf.visuals import SOURCE_MESH_KEY, fingerprint
+        assert fingerprint(ob) != ob[SOURCE_MESH_KEY]["fingerprint"]
