@@ -41,6 +41,14 @@ def test_package_paths_from_the_urdf_folder_and_its_parents(ros_tree):
     assert r.tried[-1] == r.path and len(r.tried) == len(set(r.tried))
 
 
+def test_find_pkg_in_a_urdf_means_package(ros_tree, tmp_path):
+    root, pkg, urdf = ros_tree
+    r = M.resolve("$(find my_robot)/meshes/sub/arm.stl", urdf, use_env=False)
+    assert r.path == str(pkg / "meshes" / "sub" / "arm.stl")
+    r = M.resolve("$(find other_pkg)/../my_robot/meshes/base.stl", urdf, use_env=False)
+    assert not r.found and "leaves package 'other_pkg'" in r.refused
+
+
 def test_package_paths_from_search_paths_and_the_environment(ros_tree, tmp_path):
     root, pkg, _ = ros_tree
     elsewhere = touch(tmp_path / "elsewhere" / "robot.urdf")

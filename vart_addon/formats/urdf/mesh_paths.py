@@ -4,7 +4,8 @@ Pure Python (no bpy), so it is tested on its own (``tests/formats/test_mesh_path
 
 A URDF names meshes as written by its author, for the ROS tools of their machine:
 
-- ``package://pkg/sub/file.stl``: ``sub/file.stl`` inside ROS package ``pkg``. Without ROS we
+- ``package://pkg/sub/file.stl`` (or ``$(find pkg)/sub/file.stl``, left by xacro-style tools in
+  a URDF): ``sub/file.stl`` inside ROS package ``pkg``. Without ROS we
   look for a folder named ``pkg`` holding ``sub/file.stl`` (1) among the URDF's folder and its
   parents (a description package is usually ``pkg/urdf/robot.urdf`` next to ``pkg/meshes``),
   (2) inside each of those folders (``<dir>/pkg/sub/file.stl``: a workspace's ``src``), (3) the
@@ -26,6 +27,7 @@ folder holding a ``package.xml`` around the URDF.
 from __future__ import annotations
 
 import os
+import re
 import urllib.parse
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
@@ -129,6 +131,9 @@ def resolve(filename: str, urdf_path: Optional[str] = None, search_paths: Sequen
         return res
 
     name = filename.strip()
+    find = re.match(r"\$\(find\s+([^)\s]+)\)/*(.*)", name)
+    if find:  # xacro's $(find pkg)/rest, left unexpanded in a URDF: package://pkg/rest
+        name = f"package://{find[1]}/{find[2]}"
     low = name.lower()
     if low.startswith("package://"):
         parts = _split(name[len("package://"):])
