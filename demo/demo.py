@@ -308,7 +308,8 @@ def report(f: dict) -> None:
           "closure joints, every frame, from the baked values)")
     print(f"  real joints beyond limits: {f['limit_excess']:g}")
     print(f"  waypoints written:         {f['waypoints']} per file, {f['joints']} real joints "
-          "each (a new one whenever a joint moved 2 degrees)")
+          "each (a new one whenever a joint moved 2 degrees; the .path milestones hold "
+          "Klampt's whole configuration: base and every link)")
     print(f"  limit violations exported: {f['violations']} (position and velocity, every "
           "frame)")
     print(f"  bake:                      {f['summary']}")
