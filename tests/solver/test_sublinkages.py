@@ -252,3 +252,18 @@ def test_a_goal_no_dof_of_its_stage_can_move_is_evaluated_and_reported(vh):
     lk.set_q("elbow", [0.0])
     st = Solver(lk, TIGHT).solve()
     assert st.converged and st.unreached == {}
+
+
+def test_the_readme_sublinkage_example_runs_as_documented():
+    """README's *Python API* four-bar, then its sublinkage lines: the crank (driving) meets
+    its target (90 -> 30 degrees) despite the closure's conflicting target, which is reported."""
+    import re
+
+    from repo_paths import REPO
+    text = (REPO / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text[text.index("## Python API"):], re.S)
+    ns: dict = {}
+    exec(blocks[0], ns)
+    exec(blocks[1], ns)
+    assert math.degrees(float(ns["lk"].joint("A").q[0])) + 90.0 == pytest.approx(30.0, abs=1e-9)
+    assert ns["status"].unreached == {None: ["target of joint 'C'"]}

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""How the solver's cost per drag frame grows with the modular tower's size (issue 22).
+
+    .venv/bin/python bench/tower_scaling.py                   # 90, 270, 900 cells
+    .venv/bin/python bench/tower_scaling.py --cells 30 90 --frames 10 --profile
+
+The tower of *Add Example > Tower* (``vart_addon.examples.tower``: its ``tower_nodes``
+geometry, 3 revolute tree joints and 1 revolute closure per four-bar cell, x-z plane), built
+here straight into a solver ``Linkage`` (no Blender scene); its top rung's in-plane position
+(x, z) is dragged by a link target, ``--pull`` metres over ``--frames`` frames, each frame
+warm started from the last. Per size: the median and p95 ms per frame (time.perf_counter
+around ``Solver.solve``), iterations, solve groups, and the growth exponent between
+successive sizes, ``log(t2 / t1) / log(n2 / n1)`` over tree joints n. One BLAS thread, as
+bench/run.py. Figures move with the machine's load: compare within one run.
+"""
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import cProfile  # noqa: E402
+import math  # noqa: E402
+import pathlib  # noqa: E402
+import pstats  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from vart_addon.examples.tower import TOWER, tower_nodes  # noqa: E402  (bpy: run in .venv)
+from vart_addon.solver import Linkage, Settings, Solver, se3  # noqa: E402
+
+#: The joints' frame in the x-z plane: z along world -y (as the example's ``_PLANAR``).
+PLANAR = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
+
+
+def tower_linkage(cells: int) -> Linkage:
+    """The tower of ``cells`` four-bar cells as a linkage (link frames at their lower node,
+    world-aligned; rung 0 fixed to the ground), as ``examples.tower.build_tower`` lays it out."""
+    A, B = tower_nodes(cells, TOWER["width"], TOWER["height"], TOWER["jitter"])
+
+    def at(p, R=None):
+        return se3.make_pose(np.eye(3) if R is None else R, [p[0], 0.0, p[1]])
+
+    lk = Linkage()
+    lk.add_link("rung0", pose=at(A[0]), mass=0.1)
+    for i in range(1, cells + 1):
+        lk.add_link(f"left{i}", pose=at(A[i - 1]), mass=0.1)
+        lk.add_link(f"rung{i}", pose=at(A[i]), mass=0.1)
+        lk.add_link(f"right{i}", pose=at(B[i - 1]), mass=0.1)
+    lk.add_joint("tower_base", "fixed", None, "rung0", world_frame=at(A[0], PLANAR))
+    for i in range(1, cells + 1):
+        lk.add_joint(f"c{i}_left_low", "revolute", f"rung{i - 1}", f"left{i}",
+                     world_frame=at(A[i - 1], PLANAR))
+        lk.add_joint(f"c{i}_left_high", "revolute", f"left{i}", f"rung{i}",
+                     world_frame=at(A[i], PLANAR))
+        lk.add_joint(f"c{i}_right_low", "revolute", f"rung{i - 1}", f"right{i}",
+                     world_frame=at(B[i - 1], PLANAR))
+        lk.add_joint(f"c{i}_right_high", "revolute", f"right{i}", f"rung{i}",
+                     world_frame=at(B[i], PLANAR), tree=False)
+    return lk
+
+
+def run(cells: int, frames: int, pull: float, profile: bool = False) -> dict:
+    """Drag the top of a ``cells``-cell tower; per-frame times (ms) and statistics."""
+    lk = tower_linkage(cells)
+    top = f"rung{cells}"
+    T0 = lk.pose(top)
+    solver = Solver(lk, Settings())
+    solver.solve()  # the analysis and the first factorizations, untimed
+    times, iters, converged = [], [], 0
+    prof = cProfile.Profile() if profile else None
+    for f in range(1, frames + 1):
+        T = T0.copy()
+        T[0, 3] += pull * f / frames
+        T[2, 3] -= 0.5 * pull * f / frames
+        lk.set_link_target(top, T, mask=[1, 0, 1, 0, 0, 0])
+        t = time.perf_counter()
+        if prof is not None:
+            prof.enable()
+        st = solver.solve()
+        if prof is not None:
+            prof.disable()
+        times.append((time.perf_counter() - t) * 1e3)
+        iters.append(st.iterations)
+        converged += st.converged
+    out = dict(cells=cells, joints=3 * cells, closures=cells, groups=st.groups,
+               median=float(np.median(times)), p95=float(np.percentile(times, 95)),
+               iters=int(np.median(iters)), converged=converged, frames=frames)
+    if prof is not None:
+        stream = __import__("io").StringIO()
+        pstats.Stats(prof, stream=stream).sort_stats("tottime").print_stats(12)
+        out["profile"] = stream.getvalue()
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--cells", type=int, nargs="+", default=[90, 270, 900])
+    ap.add_argument("--frames", type=int, default=20)
+    ap.add_argument("--pull", type=float, default=0.3, help="metres along x (z: half, down)")
+    ap.add_argument("--profile", action="store_true", help="cProfile hot spots per size")
+    args = ap.parse_args(argv)
+    rows = [run(c, args.frames, args.pull, args.profile) for c in args.cells]
+    print(f"{'cells':>6} {'tree joints':>11} {'groups':>6} {'median ms':>10} {'p95 ms':>8} "
+          f"{'iters':>5} {'converged':>9} {'exponent':>8}")
+    for i, r in enumerate(rows):
+        prev = rows[i - 1]
+        k = "" if i == 0 else \
+            f"{math.log(r['median'] / prev['median']) / math.log(r['joints'] / prev['joints']):.2f}"
+        print(f"{r['cells']:>6} {r['joints']:>11} {r['groups']:>6} {r['median']:>10.2f} "
+              f"{r['p95']:>8.2f} {r['iters']:>5} {r['converged']:>4}/{r['frames']:<4} {k:>8}")
+        if "profile" in r:
+            print(r["profile"])
+
+
+if __name__ == "__main__":
+    main()
