@@ -6,12 +6,18 @@ kept) and, at each one, places every link's geometry where its baked pose puts i
 - *geometry*: the evaluated meshes (modifiers applied) of each link object and of its non-link
   descendants, as the URDF export takes them (:func:`vart_addon.io_urdf.exporter.geometry_objects`),
   read once at the first frame in the link's frame ``T_world_link`` (links are rigid);
+- *virtual links* with geometry (a rock the camera inspects) count against the robot's links,
+  not against the ground or each other: they stand for the world or for intent;
 - *ground*: the plane z = 0 (world) by default: a link's depth is how far its lowest vertex is
   below it (exact for a mesh); or any mesh object (``ground=``, read once at the first frame,
   world frame): a link vertex is inside when it lies behind the nearest ground face (its
   normal points out), its depth is the distance to that face;
 - *link pairs*: every pair of links with geometry that no joint connects directly (real or
-  virtual; the pairs a joint connects touch by design). World bounding boxes select the
+  virtual; the pairs a joint connects touch by design), except (``ignore_touching``, the
+  default) links two joints apart through a third link that already cross at the robot's
+  zero configuration (every real tree joint at 0, as its URDF defines the robot): a thigh
+  modelled sunk into the deck around its small hip link touches it at every pose (a
+  collision matrix leaves such "default" pairs out too). World bounding boxes select the
   candidates; Blender's ``mathutils.bvhtree.BVHTree.overlap`` finds the triangles that cross;
   the depth is that of the deepest vertex of a crossing triangle inside the other link (0 when
   only edges cross: a contact all the same).
@@ -23,6 +29,7 @@ each contact (each run of consecutive frames).
 """
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import dataclass, field
 
@@ -71,7 +78,8 @@ class Contact:
 class ClearanceResult:
     """What :func:`check_clearance` found. ``depth``: ``(a, b)`` -> {frame: depth m} for every
     frame where the pair was in contact; ``ground``: what the ground was; ``links``: how many
-    links had geometry; ``pairs``: how many link pairs were checked; ``ms``: wall time."""
+    links had geometry; ``pairs``: how many link pairs were checked; ``ignored``: the pairs
+    left out because they touch at the robot's zero configuration; ``ms``: wall time."""
 
     frame_start: int
     frame_end: int
@@ -81,6 +89,7 @@ class ClearanceResult:
     links: int = 0
     pairs: int = 0
     ms: float = 0.0
+    ignored: list = field(default_factory=list)
 
     @property
     def frames(self) -> int:
@@ -109,6 +118,9 @@ class ClearanceResult:
     def summary(self, most: int = 8) -> str:
         head = (f"Clearance of frames {self.frame_start}-{self.frame_end} ({self.frames} "
                 f"frames, {self.links} links, ground {self.ground}, {self.ms / 1e3:.2f} s)")
+        if self.ignored:
+            head += (f"; {len(self.ignored)} pairs that touch at the robot's zero "
+                     "configuration left out")
         contacts = self.contacts()
         if not contacts:
             return head + ". No contact"
@@ -168,6 +180,62 @@ def _depth_inside(tree: BVHTree, points) -> float:
     return worst
 
 
+def pair_depths(world: dict, meshes: dict, pairs, boxes: dict | None = None) -> dict:
+    """``(a, b)`` -> depth (m) of every pair of ``pairs`` whose triangles cross, the links'
+    vertices placed at ``world[name]`` (n x 3) with the triangles of ``meshes[name]``."""
+    boxes = boxes if boxes is not None else {nm: _box(v) for nm, v in world.items()}
+    trees: dict = {}
+    out = {}
+    for a, b in pairs:
+        if not _boxes_meet(boxes[a], boxes[b]):
+            continue
+        for nm in (a, b):
+            if nm not in trees:
+                trees[nm] = BVHTree.FromPolygons(world[nm].tolist(), meshes[nm].t.tolist())
+        ta, tb = trees[a], trees[b]
+        hits = ta.overlap(tb)
+        if hits:
+            ia = np.unique(meshes[a].t[[h[0] for h in hits]])
+            ib = np.unique(meshes[b].t[[h[1] for h in hits]])
+            out[(a, b)] = max(_depth_inside(tb, world[a][ia]), _depth_inside(ta, world[b][ib]))
+    return out
+
+
+def zero_poses(lk) -> dict:
+    """``T_world_link`` of every link with each real tree joint at 0 (clamped into its
+    limits) and every other joint (virtual, closures) as it is: the robot's own reference
+    configuration, that of its URDF."""
+    ref = copy.deepcopy(lk)
+    for j in ref.joints.values():
+        if j.is_tree and not j.virtual and j.dof:
+            j.q = np.clip(np.zeros(j.dof), j.lower, j.upper)
+    ref.touch_values()
+    return ref.poses()
+
+
+def second_neighbours(lk) -> set:
+    """Pairs (frozensets) of links two joints apart through a third link (deck - hip - thigh);
+    links that only share the ground are not neighbours."""
+    near: dict = {}
+    for j in lk.joints.values():
+        if j.parent is not None:
+            near.setdefault(j.parent, set()).add(j.child)
+            near.setdefault(j.child, set()).add(j.parent)
+    return {frozenset((a, b)) for m, ns in near.items() for a in ns for b in ns if a != b}
+
+
+def touching_at_zero(lk, meshes: dict, pairs) -> set:
+    """The pairs two joints apart (:func:`second_neighbours`) whose geometry crosses at the
+    robot's zero configuration (:func:`zero_poses`): parts modelled overlapping around a small
+    link between them (a thigh sunk into the deck at its hip, an ankle into its wheel), as a
+    collision matrix's "default" pairs are. A check leaves them out: they touch by design."""
+    near = second_neighbours(lk)
+    pairs = [pr for pr in pairs if frozenset(pr) in near]
+    poses = zero_poses(lk)
+    world = {nm: _world(m.v, poses[nm]) for nm, m in meshes.items()}
+    return set(pair_depths(world, meshes, pairs))
+
+
 def jointed_pairs(lk) -> set:
     """Pairs (frozensets) of link names a joint of the linkage connects directly."""
     return {frozenset((j.parent, j.child)) for j in lk.joints.values() if j.parent is not None}
@@ -176,11 +244,12 @@ def jointed_pairs(lk) -> set:
 # ---- the check --------------------------------------------------------------------------------
 def check_clearance(scene=None, frame_start=None, frame_end=None, *, ground=None,
                     tolerance: float = TOLERANCE, bridge: SceneBridge | None = None,
-                    progress=None) -> ClearanceResult:
+                    progress=None, ignore_touching: bool = True) -> ClearanceResult:
     """Check frames ``frame_start``..``frame_end`` (inclusive; default the scene's range) of
     ``scene`` (see the module doc). ``ground``: a mesh object or its name (default: the plane
     z = 0); ``tolerance``: ground depth not counted (m); ``progress(done, total)`` after each
-    frame. The current frame is restored; nothing else changes. Raises
+    frame; ``ignore_touching``: leave out the link pairs that already touch at the robot's
+    zero configuration (:func:`touching_at_zero`). The current frame is restored; nothing else changes. Raises
     :class:`ClearanceError` (or a BridgeError for a corrupt scene)."""
     t0 = time.perf_counter()
     scene = scene or bpy.context.scene
@@ -213,8 +282,12 @@ def check_clearance(scene=None, frame_start=None, frame_end=None, *, ground=None
             gbox = _box(mesh_in_frame(ground, depsgraph, np.eye(4))[0])
         names = sorted(meshes)
         skip = jointed_pairs(lk)
+        virtual = {nm for nm in names if lk.links[nm].virtual}
         pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]
-                 if frozenset((a, b)) not in skip]
+                 if frozenset((a, b)) not in skip and not (a in virtual and b in virtual)]
+        if ignore_touching:
+            res.ignored = sorted(touching_at_zero(lk, meshes, pairs))
+            pairs = [pr for pr in pairs if pr not in set(res.ignored)]
         res.links, res.pairs = len(names), len(pairs)
         n = end - start + 1
         for k in range(n):
@@ -225,27 +298,16 @@ def check_clearance(scene=None, frame_start=None, frame_end=None, *, ground=None
                      for nm in names}
             boxes = {nm: _box(v) for nm, v in world.items()}
             for nm, v in world.items():
+                if nm in virtual:  # scenery or intent (a rock on the ground), not the robot
+                    continue
                 if ground_tree is None:
                     d = max(0.0, -float(v[:, 2].min()))
                 else:
                     d = _depth_inside(ground_tree, v if gbox is None else v[_under(v, gbox)])
                 if d > tolerance:
                     res.depth.setdefault((nm, GROUND), {})[f] = d
-            trees: dict = {}
-            for a, b in pairs:
-                if not _boxes_meet(boxes[a], boxes[b]):
-                    continue
-                for nm in (a, b):
-                    if nm not in trees:
-                        trees[nm] = BVHTree.FromPolygons(world[nm].tolist(),
-                                                         meshes[nm].t.tolist())
-                ta, tb = trees[a], trees[b]
-                hits = ta.overlap(tb)
-                if hits:
-                    ia = np.unique(meshes[a].t[[h[0] for h in hits]])
-                    ib = np.unique(meshes[b].t[[h[1] for h in hits]])
-                    d = max(_depth_inside(tb, world[a][ia]), _depth_inside(ta, world[b][ib]))
-                    res.depth.setdefault((a, b), {})[f] = d
+            for pair, d in pair_depths(world, meshes, pairs, boxes).items():
+                res.depth.setdefault(pair, {})[f] = d
             if progress is not None:
                 progress(k + 1, n)
     res.ms = (time.perf_counter() - t0) * 1e3

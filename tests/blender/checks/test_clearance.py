@@ -156,3 +156,36 @@ def test_the_stories_tyres_in_the_ground_are_reported(vart_registered, key, whee
     assert res.frames == 48 and res.links >= 37
     got = res.depth.get((wheel, CL.GROUND), {})
     assert max(got.values(), default=0.0) >= at_least - 2e-4, res.summary()
+
+
+def test_parts_modelled_overlapping_around_a_small_link_are_left_out_and_listed(scene):
+    """``body`` - ``hub`` - ``arm``: the arm is modelled sunk into the body around the small hub
+    (as the hexapod's thighs are into its deck): it touches at the zero configuration, so the
+    pair is left out and listed; with ``ignore_touching=False`` it is reported at every frame.
+    A virtual ``rock`` (a pillar) partly in the ground is scenery (no ground contact), but the arm swinging
+    into it is a contact."""
+    body, hub = BS.cube("body", (0.4,) * 3), BS.cube("hub", (0.05,) * 3)
+    arm, rock = BS.cube("arm", (0.6, 0.1, 0.1)), BS.cube("rock", (0.2, 0.2, 2.0))
+    BS.place(body, se3.make_pose(None, [0, 0, 1]))
+    BS.place(hub, se3.make_pose(None, [0.25, 0, 1]))
+    BS.place(arm, se3.make_pose(None, [0.45, 0, 1]))  # reaches 0.15 into the body
+    BS.place(rock, se3.make_pose(None, [0.25, 0.45, 0.5]))  # a pillar, partly below z = 0
+    for ob in (body, hub, arm):
+        S.write_link(ob)
+    S.write_link(rock, virtual=True)
+    S.write_joint(body, "body_fix", "fixed", None, T_parent_mob=se3.make_pose(None, [0, 0, 1]))
+    S.write_joint(hub, "hub_fix", "fixed", body, T_parent_mob=se3.make_pose(None, [0.25, 0, 0]))
+    S.write_joint(arm, "swing", "revolute", hub, T_parent_mob=se3.make_pose(None, [0, 0, 0]),
+                  T_child_frame=se3.make_pose(None, [-0.2, 0, 0]), q=[0.0])
+    S.write_joint(rock, "rock_fix", "fixed", None,
+                  T_parent_mob=se3.make_pose(None, [0.25, 0.45, 0.5]))
+    keyed(arm, "swing", (0.0, np.pi / 2))  # about z: the arm sweeps toward +y, into the rock
+    bake(bpy.context.scene, 1, LAST)
+    res = CL.check_clearance(bpy.context.scene, 1, LAST)
+    assert res.ignored == [("arm", "body")]
+    assert "1 pairs that touch at the robot's zero configuration left out" in res.summary()
+    pairs = {c.a + "/" + c.b for c in res.contacts()}
+    assert "arm/body" not in pairs and "rock/ground" not in pairs
+    assert "arm/rock" in pairs
+    assert CL.check_clearance(bpy.context.scene, 1, LAST, ignore_touching=False).depth[
+        ("arm", "body")].keys() == set(range(1, LAST + 1))
