@@ -270,6 +270,7 @@ def check_clearance(scene=None, frame_start=None, frame_end=None, *, ground=None
         scene.frame_set(start)
         bridge.sync()
         obs, lk = bridge.objects(), bridge.linkage
+        assert lk is not None  # synced
         depsgraph = depsgraph_of(bpy.context, scene)
         meshes = link_meshes(obs, depsgraph)
         if not meshes:
