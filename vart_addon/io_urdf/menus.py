@@ -13,16 +13,19 @@ def draw_import(self, context):
 
 def draw_export(self, context):
     self.layout.operator("vart.export_urdf", text="URDF Robot (.urdf) [vart]")
+    self.layout.operator("vart.export_mjcf", text="MuJoCo MJCF (.xml) [vart]")
     self.layout.operator("vart.save_preset", text="Vart Articulation Preset (.json)")
 
 
 def draw_sidebar(layout) -> None:
-    """The same five actions as buttons, for a sidebar panel (``draw_sidebar(self.layout)``)."""
+    """The same six actions as buttons, for a sidebar panel (``draw_sidebar(self.layout)``)."""
     col = layout.column(align=True)
     row = col.row(align=True)
     row.operator("vart.import_urdf", text="Import URDF", icon='IMPORT')
     row.operator("vart.export_urdf", text="Export URDF", icon='EXPORT')
-    col.operator("vart.import_mjcf", text="Import MuJoCo MJCF", icon='IMPORT')
+    row = col.row(align=True)
+    row.operator("vart.import_mjcf", text="Import MJCF", icon='IMPORT')
+    row.operator("vart.export_mjcf", text="Export MJCF", icon='EXPORT')
     row = col.row(align=True)
     row.operator("vart.load_preset", text="Load Preset", icon='FILE_FOLDER')
     row.operator("vart.save_preset", text="Save Preset", icon='FILE_TICK')
@@ -40,7 +43,8 @@ class VART_FH_urdf(bpy.types.FileHandler):
 
 
 #: Every operator these menus reach (tests check each exists).
-OPERATORS = ("import_urdf", "import_mjcf", "load_preset", "export_urdf", "save_preset")
+OPERATORS = ("import_urdf", "import_mjcf", "load_preset", "export_urdf", "export_mjcf",
+             "save_preset")
 
 
 def register() -> None:

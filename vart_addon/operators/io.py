@@ -1,5 +1,5 @@
 """Operators that move robots and set-ups in and out of files: Import URDF, Export URDF,
-Save Preset, Load Preset (File > Import / Export, see :mod:`vart_addon.io_urdf.menus`).
+Export MuJoCo MJCF, Save Preset, Load Preset (File > Import / Export, see :mod:`vart_addon.io_urdf.menus`).
 
 Each is a thin wrapper of :mod:`vart_addon.io_urdf`: a refused file (malformed, unknown joint
 type, broken tree, a preset for another robot...) is an error report, CANCELLED and an
@@ -217,6 +217,52 @@ class VART_OT_export_urdf(bpy.types.Operator, ExportHelper):  # type: ignore[mis
 
 
 # bpy_extras' stubs declare ExportHelper.check/invoke -> None (clash with Operator's).
+class VART_OT_export_mjcf(bpy.types.Operator, ExportHelper):  # type: ignore[misc]
+    bl_idname = "vart.export_mjcf"
+    bl_label = "Export MuJoCo MJCF"
+    bl_description = ("Export the real robot as MuJoCo MJCF at the current frame, as the "
+                      "physics replay models it (inertials, effort-limited position servos, "
+                      "collision meshes as STL files next to it, closure joints as "
+                      "equality constraints)")
+    bl_options = {'REGISTER'}
+
+    filename_ext = ".xml"
+    filter_glob: StringProperty(default="*.xml", options={'HIDDEN'})
+    virtual_closures: BoolProperty(
+        name="Virtual Closures", default=False,
+        description="Also write the virtual spherical, fixed and revolute joints between real "
+                    "links (or a real link and the world) as equality constraints, e.g. pins "
+                    "to the ground")
+    ground: BoolProperty(name="Ground Plane", default=True,
+                         description="Add a ground plane at z = 0")
+
+    @classmethod
+    def poll(cls, context):
+        if not support.object_mode(cls, context):
+            return False
+        if not any(S.is_link(ob) for ob in context.scene.objects):
+            cls.poll_message_set("the scene has no links")
+            return False
+        return True
+
+    def execute(self, context):
+        from ..checks.mjcf_export import export_mjcf
+        scene = context.scene
+        try:
+            res = export_mjcf(self.filepath, scene, virtual_closures=self.virtual_closures,
+                              ground=self.ground, bridge=bridge_cache.bridge_for(scene))
+        except (OSError, *support.ERRORS) as e:
+            self.report({'ERROR'}, str(e))
+            return {'CANCELLED'}
+        summary = (f"exported {res.robot.name!r} to {res.file.path} at frame "
+                   f"{scene.frame_current}: {len(res.robot.links)} links, "
+                   f"{len(res.q)} joints, {len(res.closures)} closures as equalities, "
+                   f"{len(res.file.mesh_files)} meshes")
+        report_warnings(self, res.warnings, summary)
+        return {'FINISHED'}
+
+
+# bpy_extras' stubs declare ExportHelper.check/invoke -> None (clash with Operator's).
 class VART_OT_save_preset(bpy.types.Operator, ExportHelper):  # type: ignore[misc]
     bl_idname = "vart.save_preset"
     bl_label = "Save Articulation Preset"
@@ -280,7 +326,8 @@ class VART_OT_load_preset(bpy.types.Operator, ImportHelper):  # type: ignore[mis
         return {'FINISHED'}
 
 
-classes = (VART_OT_import_urdf, VART_OT_import_mjcf, VART_OT_export_urdf, VART_OT_save_preset, VART_OT_load_preset)
+classes = (VART_OT_import_urdf, VART_OT_import_mjcf, VART_OT_export_urdf, VART_OT_export_mjcf,
+           VART_OT_save_preset, VART_OT_load_preset)
 
 # The stubs declare register_classes_factory -> None; it returns (register, unregister).
 register, unregister = bpy.utils.register_classes_factory(classes)  # type: ignore[misc]
