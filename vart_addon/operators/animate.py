@@ -21,7 +21,6 @@
   indicator; frames where goals were unmet are reported and listed in the Vart status.
 """
 
-import time
 
 import bpy
 import numpy as np
@@ -33,6 +32,7 @@ from ..drag import geometry as DM
 from ..drag import session as D
 from ..shared import bridge_cache, selection, units
 from . import support
+from .frame_steps import FrameSteps
 
 
 # ---- the 3D view as the event mapping needs it ------------------------------------------------
@@ -333,13 +333,14 @@ class VART_OT_key_pose(bpy.types.Operator):
         return {'FINISHED'}
 
 
-class VART_OT_bake(bpy.types.Operator):
+class VART_OT_bake(FrameSteps, bpy.types.Operator):
     bl_idname = "vart.bake"
     bl_label = "Bake"
     bl_description = ("Solve every frame of the range from what is animated (joint values, "
                       "targets, locks, link transforms) and key every link and joint value; "
                       "afterwards playback needs no solver")
     bl_options = {'REGISTER', 'UNDO'}
+    verb = "Baking"
 
     frame_start: IntProperty(name="Start", description="First frame to bake (default: the "
                              "scene's start)", default=1, options={'SKIP_SAVE'})
@@ -349,29 +350,6 @@ class VART_OT_bake(bpy.types.Operator):
     @classmethod
     def poll(cls, context):
         return support.object_mode(cls, context)
-
-    def invoke(self, context, event):
-        """With a window, bake a few frames per timer tick so the progress shows and Esc
-        stops the bake; without one (a script, background mode), bake at once."""
-        self._defaults(context)
-        if getattr(context, "window", None) is None:
-            return self.execute(context)
-        try:
-            self._start(context)
-        except support.ERRORS as e:
-            self.report({'ERROR'}, str(e))
-            return {'CANCELLED'}
-        wm = context.window_manager
-        self._timer = wm.event_timer_add(0.0, window=context.window)
-        wm.modal_handler_add(self)
-        return {'RUNNING_MODAL'}
-
-    def _defaults(self, context):
-        scene = context.scene
-        if not self.properties.is_property_set("frame_start"):
-            self.frame_start = scene.frame_start
-        if not self.properties.is_property_set("frame_end"):
-            self.frame_end = scene.frame_end
 
     def _start(self, context):
         """Begin the bake (its checks run here) and the progress bar."""
@@ -383,41 +361,8 @@ class VART_OT_bake(bpy.types.Operator):
         self._done, self._total = next(self._steps)  # the first frame, or the bake's errors
         context.window_manager.progress_begin(0, self._total)
 
-    def modal(self, context, event):
-        """Esc stops the bake (nothing keyed); each timer tick bakes frames for ~50 ms."""
-        if event.type == 'ESC':
-            self._steps.close()  # the bake releases the bridge and restores the frame
-            self._end(context)
-            self.report({'WARNING'}, f"Bake stopped after {self._done} of "
-                        f"{self._total} frames: nothing was keyed")
-            return {'CANCELLED'}
-        if event.type != 'TIMER':
-            return {'RUNNING_MODAL'}
-        t0 = time.perf_counter()
-        try:
-            while time.perf_counter() - t0 < 0.05:
-                self._done, self._total = next(self._steps)
-                context.window_manager.progress_update(self._done)
-        except StopIteration as stop:
-            self._end(context)
-            return self._finish(context, stop.value)
-        except support.ERRORS as e:
-            self._end(context)
-            self.report({'ERROR'}, str(e))
-            return {'CANCELLED'}
-        if context.area is not None:
-            context.area.header_text_set(f"Baking: frame {self._done} of {self._total} "
-                                         "(Esc to stop)")
-        return {'RUNNING_MODAL'}
-
-    def _end(self, context):
-        wm = context.window_manager
-        if getattr(self, "_timer", None) is not None:
-            wm.event_timer_remove(self._timer)
-            self._timer = None
-        wm.progress_end()
-        if context.area is not None:
-            context.area.header_text_set(None)
+    def _stopped_text(self) -> str:
+        return f"Bake stopped after {self._done} of {self._total} frames: nothing was keyed"
 
     def _finish(self, context, res):
         from ..properties import store_status

@@ -5,13 +5,13 @@ reported, stored in ``scene.vart.clearance_summary`` and marked on the timeline.
 (:func:`vart_addon.checks.replay.replay_scene_steps`), a few frames per timer tick with the
 progress indicator, Esc to stop; reported and stored in ``scene.vart.replay_summary``."""
 
-import time
 
 import bpy
 from bpy.props import BoolProperty, FloatProperty, IntProperty, StringProperty
 
 from ..bridge import schema as S
 from . import support
+from .frame_steps import FrameSteps
 
 
 class VART_OT_check_clearance(bpy.types.Operator):
@@ -41,11 +41,8 @@ class VART_OT_check_clearance(bpy.types.Operator):
         return _poll_links(cls, context)
 
     def _defaults(self, context):
+        FrameSteps._defaults(self, context)  # the frame range, as the stepped operators
         scene, is_set = context.scene, self.properties.is_property_set
-        if not is_set("frame_start"):
-            self.frame_start = scene.frame_start
-        if not is_set("frame_end"):
-            self.frame_end = scene.frame_end
         if not is_set("ground"):
             ob = scene.vart.clearance_ground
             self.ground = ob.name if ob is not None else ""
@@ -83,7 +80,7 @@ def _poll_links(cls, context) -> bool:
     return True
 
 
-class VART_OT_replay_physics(bpy.types.Operator):
+class VART_OT_replay_physics(FrameSteps, bpy.types.Operator):
     bl_idname = "vart.replay_physics"
     bl_label = "Replay in MuJoCo"
     bl_description = ("Play the baked joint values of the frame range as position targets of "
@@ -92,6 +89,7 @@ class VART_OT_replay_physics(bpy.types.Operator):
                       "against their limits, base drift, contact slip and whether the robot "
                       "stays up (Esc stops). Needs the PyPI package mujoco-core")
     bl_options = {'REGISTER'}
+    verb = "Replaying"
 
     frame_start: IntProperty(name="Start", description="First frame (default: the scene's "
                              "start)", default=1, options={'SKIP_SAVE'})
@@ -102,71 +100,17 @@ class VART_OT_replay_physics(bpy.types.Operator):
     def poll(cls, context):
         return _poll_links(cls, context)
 
-    def _defaults(self, context):
-        scene, is_set = context.scene, self.properties.is_property_set
-        if not is_set("frame_start"):
-            self.frame_start = scene.frame_start
-        if not is_set("frame_end"):
-            self.frame_end = scene.frame_end
-
     def _start(self, context):
         from ..checks.replay import replay_scene_steps
         self._steps = replay_scene_steps(context.scene, self.frame_start, self.frame_end)
         self._done, self._total = 0, self.frame_end - self.frame_start + 1
         context.window_manager.progress_begin(0, self._total)
 
-    def invoke(self, context, event):
-        """With a window: a few frames per timer tick, the progress shown, Esc to stop;
-        without one (a script, background mode): at once."""
-        self._defaults(context)
-        if getattr(context, "window", None) is None:
-            return self.execute(context)
-        try:
-            self._start(context)
-        except support.ERRORS as e:
-            self.report({'ERROR'}, str(e))
-            return {'CANCELLED'}
-        wm = context.window_manager
-        self._timer = wm.event_timer_add(0.0, window=context.window)
-        wm.modal_handler_add(self)
-        return {'RUNNING_MODAL'}
+    def _stopped_text(self) -> str:
+        return f"Replay stopped after {self._done} of {self._total} frames"
 
-    def modal(self, context, event):
-        if event.type == 'ESC':
-            self._steps.close()
-            self._end(context)
-            self.report({'WARNING'}, f"Replay stopped after {self._done} of {self._total} "
-                        "frames")
-            return {'CANCELLED'}
-        if event.type != 'TIMER':
-            return {'RUNNING_MODAL'}
-        t0 = time.perf_counter()
-        try:
-            while time.perf_counter() - t0 < 0.05:
-                self._done, self._total = next(self._steps)
-                context.window_manager.progress_update(self._done)
-        except StopIteration as stop:
-            self._end(context)
-            return self._finish(context, *stop.value)
-        except support.ERRORS as e:
-            self._end(context)
-            self.report({'ERROR'}, str(e))
-            return {'CANCELLED'}
-        if context.area is not None:
-            context.area.header_text_set(f"Replaying: frame {self._done} of {self._total} "
-                                         "(Esc to stop)")
-        return {'RUNNING_MODAL'}
-
-    def _end(self, context):
-        wm = context.window_manager
-        if getattr(self, "_timer", None) is not None:
-            wm.event_timer_remove(self._timer)
-            self._timer = None
-        wm.progress_end()
-        if context.area is not None:
-            context.area.header_text_set(None)
-
-    def _finish(self, context, res, warnings):
+    def _finish(self, context, value):
+        res, warnings = value
         text = res.summary(first_frame=self.frame_start)
         context.scene.vart.replay_summary = text
         bad = not res.stays_up or res.saturated()
@@ -183,7 +127,7 @@ class VART_OT_replay_physics(bpy.types.Operator):
                 try:
                     self._done, self._total = next(self._steps)
                 except StopIteration as stop:
-                    return self._finish(context, *stop.value)
+                    return self._finish(context, stop.value)
                 context.window_manager.progress_update(self._done)
         except support.ERRORS as e:
             self.report({'ERROR'}, str(e))

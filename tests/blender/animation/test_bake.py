@@ -458,7 +458,8 @@ class _ModalOp:
         from vart_addon.operators.animate import VART_OT_bake
         self.reports, self.frame_start, self.frame_end, self._timer = [], frame_start, \
             frame_end, None
-        for name in ("_start", "modal", "_end", "_finish"):
+        self.verb = VART_OT_bake.verb
+        for name in ("_start", "modal", "_end", "_finish", "_stopped_text"):
             setattr(self, name, getattr(VART_OT_bake, name).__get__(self))
 
     def report(self, kind, text):
