@@ -1,0 +1,113 @@
+"""The model file (issue 23, item 2): a linkage with every kind of goal written and read back
+is the same linkage (its file is a fixed point, its solve gives the same poses); bad files
+are refused naming the field, with nothing built."""
+from __future__ import annotations
+
+import copy
+import json
+
+import numpy as np
+import pytest
+
+from vart_addon.solver import Linkage, Settings, Solver, se3
+from vart_addon.solver import model_file as MF
+
+
+def at(x, y, angle=0.0):
+    return se3.make_pose(se3.rot_z(angle), [x, y, 0.0])
+
+
+def rich_linkage() -> Linkage:
+    """A four-bar with an inverted tree joint, a spring, limits, a mimic, a posture, a locked
+    link, a target with a mask, gravity and a free link with a pin."""
+    lk = Linkage()
+    lk.add_link("crank", pose=at(0, 0, np.pi / 2), mass=1.0)
+    lk.add_link("coupler", pose=at(0, 1), mass=2.0, com=[1.5, 0, 0])
+    lk.add_link("rocker", pose=at(3, 0, np.pi / 2), mass=0.5)
+    lk.add_link("block", pose=at(5, 0), mass=1.0, virtual=True)
+    lk.add_link("tag", pose=at(6, 0))
+    lk.add_joint("A", "revolute", None, "crank", world_frame=at(0, 0))
+    lk.add_joint("B", "revolute", "crank", "coupler", world_frame=at(0, 1))
+    lk.add_joint("D", "revolute", None, "rocker", world_frame=at(3, 0), lower=[-1], upper=[2])
+    lk.add_joint("C", "revolute", "coupler", "rocker", world_frame=at(3, 1), lower=[-3],
+                 upper=[3])
+    lk.add_joint("P", "cartesian-2", None, "block", world_frame=at(5, 0), virtual=True)
+    lk.add_joint("pin", "spherical", None, "tag", world_frame=at(6, 0))
+    lk.invert_joint("B")
+    lk.set_stiffness("A", 10.0, [0.2])
+    lk.set_posture("P", [0.1, 0.0])
+    lk.set_target("P", [0.3, -0.2], mask=[True, False])
+    lk.lock_link("tag")
+    lk.set_gravity([0, -9.81, 0])
+    return lk
+
+
+def test_write_read_is_the_same_linkage_and_solve():
+    lk = rich_linkage()
+    settings = Settings(max_iterations=321, lambda_max=0.07, max_ms=None)
+    text = MF.dumps(lk, settings)
+    lk2, s2 = MF.loads(text)
+    assert s2 == settings
+    assert MF.dumps(lk2, s2) == text  # a fixed point: every field read back exactly
+    assert [j.tree_dir for j in lk2.joints.values()] == [j.tree_dir for j in lk.joints.values()]
+    Solver(lk, settings).solve()
+    Solver(lk2, s2).solve()
+    p1, p2 = lk.poses(), lk2.poses()
+    assert max(np.abs(p1[n] - p2[n]).max() for n in p1) < 1e-12
+
+
+def test_mimic_round_trip():
+    lk = Linkage()
+    lk.add_link("a")
+    lk.add_link("b")
+    lk.add_joint("ja", "revolute", None, "a")
+    lk.add_joint("jb", "revolute", None, "b")
+    lk.set_mimic("jb", "ja", 2.0, 0.1)
+    lk2, _ = MF.loads(MF.dumps(lk))
+    assert lk2.joint("jb").mimic == ("ja", 2.0, 0.1)
+
+
+def doc():
+    return json.loads(MF.dumps(rich_linkage()))
+
+
+def broken(edit):
+    d = doc()
+    edit(d)
+    return d
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda d: d.update(version=2), "version: 2 is newer than this vart reads"),
+    (lambda d: d.update(format="other"), "format: expected 'vart-model'"),
+    (lambda d: d.pop("gravity"), "missing field 'gravity'"),
+    (lambda d: d.update(sublinkages=[]), "unknown field 'sublinkages'"),
+    (lambda d: d["joints"][2].update(lower="low"), "joints[2].lower: expected a list"),
+    (lambda d: d["joints"][2].pop("spring"), "joints[2]: missing field 'spring'"),
+    (lambda d: d["joints"][0].update(type="hinge"), "joints[0]"),
+    (lambda d: d["joints"][0].update(T_parent_mob=[1, 0, 0]), "joints[0].T_parent_mob"),
+    (lambda d: d["links"][1].update(mass=-1), "links[1]"),
+    (lambda d: d["links"][0]["root"].update(tree="yes"), "links[0].root.tree"),
+    (lambda d: d["settings"].update(max_iterations=0), "settings.max_iterations"),
+    (lambda d: d["joints"][3].update(tree=1, q=[0.0]), "joints[3].tree"),
+    (lambda d: d["joints"][0]["spring"].update(stiffness=-2), "joints[0].spring"),
+    (lambda d: d["joints"][4]["target"].update(mask=[False, False]), "joints[4].target"),
+])
+def test_bad_file_names_the_field(edit, message):
+    with pytest.raises(MF.ModelFileError) as e:
+        MF.from_dict(broken(edit))
+    assert message in str(e.value)
+
+
+def test_not_json_and_missing_file(tmp_path):
+    with pytest.raises(MF.ModelFileError, match="not JSON"):
+        MF.loads("{")
+    with pytest.raises(MF.ModelFileError, match="model file"):
+        MF.read(tmp_path / "none.json")
+
+
+def test_the_document_is_not_changed_by_reading():
+    d = doc()
+    before = copy.deepcopy(d)
+    MF.from_dict(d)
+    assert d == before

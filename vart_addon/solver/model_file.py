@@ -1,0 +1,346 @@
+"""The model file: a linkage, its goals, gravity and solver settings as one versioned JSON
+document, written and read without Blender (``"format": "vart-model", "version": 1``).
+
+What it holds (metres, radians, kilograms, seconds; 4x4 poses as 16 numbers, row-major):
+
+- ``gravity``: the world gravity vector (m/s^2) or null (off);
+- ``settings``: every field of :class:`~.solver.Settings` (``max_ms`` null: no time budget);
+- ``links`` (in the linkage's order): ``name``, ``mass``, ``com`` (link frame), ``virtual``,
+  and ``root``: the link's root joint (its world pose as a free joint): ``tree`` (the link
+  hangs from it), ``q`` (x, y, z, rotation vector: ``T_world_link``; null unless ``tree``),
+  and its goals (``lock``, ``target``, ``posture``: a lock or drag target of the link);
+- ``joints`` (in the linkage's order): ``name``, ``type`` (the catalog's), ``parent`` (null:
+  the world), ``child``, ``T_parent_mob``, ``T_child_frame``, ``pitch`` (m per turn),
+  ``virtual``, ``tree`` (1: in the spanning tree carrying its child, -1: carrying its parent,
+  0: a closure), ``q`` (a tree joint's value; a closure's is fitted from the poses),
+  ``lower`` / ``upper`` (null: no limit) and the goals: ``lock`` (values or null), ``target``
+  (``{"q": [...], "mask": [...]}`` or null), ``posture``, ``spring`` (``{"stiffness",
+  "rest"}``, N/m or N m/rad, or null), ``mimic`` (``{"leader", "multiplier", "offset"}`` or
+  null).
+
+Reading rebuilds exactly the linkage that was written (same link and joint order, spanning
+tree, values and goals), so a solve of the read linkage gives the poses the writer's solve
+gives. Every field is required; a missing one, an unknown one, a wrong type or a file of a
+newer version raises :class:`ModelFileError` naming the field (``joints[3].lower``) with
+nothing built. Version 1 readers refuse later versions: a later version may add sections
+(``"sublinkages"``) that a version 1 reader would silently drop.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from contextlib import contextmanager
+
+import numpy as np
+
+from . import tree_edit
+from .errors import VartError
+from .linkage import Linkage
+from .solver import Settings
+from .text import json_error, show
+
+FORMAT = "vart-model"
+VERSION = 1
+_TOP = ("format", "version", "gravity", "settings", "links", "joints")
+_LINK = ("name", "mass", "com", "virtual", "root")
+_ROOT = ("tree", "q", "lock", "target", "posture")
+_JOINT = ("name", "type", "parent", "child", "T_parent_mob", "T_child_frame", "pitch",
+          "virtual", "tree", "q", "lower", "upper", "lock", "target", "posture", "spring",
+          "mimic")
+
+
+class ModelFileError(VartError):
+    """A model file that cannot be read: the message names the file's field at fault."""
+
+
+# ---- writing ------------------------------------------------------------------------------
+def _floats(v) -> list:
+    return [float(x) for x in np.asarray(v, dtype=float).reshape(-1)]
+
+
+def _limit(v) -> list:
+    return [float(x) if math.isfinite(x) else None for x in np.asarray(v, float).reshape(-1)]
+
+
+def _opt(v):
+    return None if v is None else _floats(v)
+
+
+def _goals(j) -> dict:
+    return {"lock": _opt(j.lock_q),
+            "target": None if j.target_q is None else
+            {"q": _floats(j.target_q), "mask": [bool(m) for m in j.target_mask]},
+            "posture": _opt(j.posture_q)}
+
+
+def model_dict(lk: Linkage, settings: Settings | None = None) -> dict:
+    """The model file's document for linkage ``lk`` (its current values and goals) and the
+    solver ``settings`` (default: ``Settings()``)."""
+    settings = settings or Settings()
+    links = [{"name": n, "mass": float(link.mass), "com": _floats(link.com),
+              "virtual": bool(link.virtual),
+              "root": {"tree": lk.roots[n].is_tree,
+                       "q": _floats(lk.roots[n].q) if lk.roots[n].is_tree else None,
+                       **_goals(lk.roots[n])}}
+             for n, link in lk.links.items()]
+    joints = []
+    for j in lk.joints.values():
+        joints.append({
+            "name": j.name, "type": j.jtype.name, "parent": j.parent, "child": j.child,
+            "T_parent_mob": _floats(j.T_parent_mob), "T_child_frame": _floats(j.T_child_frame),
+            "pitch": float(j.pitch), "virtual": bool(j.virtual), "tree": int(j.tree_dir),
+            "q": _floats(j.q) if j.is_tree else None,
+            "lower": _limit(j.lower), "upper": _limit(j.upper), **_goals(j),
+            "spring": None if not (j.stiffness > 0 and j.rest_q is not None) else
+            {"stiffness": float(j.stiffness), "rest": _floats(j.rest_q)},
+            "mimic": None if j.mimic is None else
+            {"leader": j.mimic[0], "multiplier": float(j.mimic[1]), "offset": float(j.mimic[2])},
+        })
+    return {"format": FORMAT, "version": VERSION,
+            "gravity": None if lk.gravity is None else _floats(lk.gravity),
+            "settings": dataclasses.asdict(settings), "links": links, "joints": joints}
+
+
+def dumps(lk: Linkage, settings: Settings | None = None) -> str:
+    """:func:`model_dict` as JSON text (floats written so they read back to the same bits)."""
+    return json.dumps(model_dict(lk, settings), indent=1) + "\n"
+
+
+# ---- reading ------------------------------------------------------------------------------
+class _Obj:
+    """One JSON object of the file at ``path`` (``joints[3]``): its fields, checked."""
+
+    def __init__(self, value, path: str, keys: tuple):
+        if not isinstance(value, dict):
+            raise ModelFileError(f"model file: {path}: expected an object, got {show(value)}")
+        missing = [k for k in keys if k not in value]
+        if missing:
+            raise ModelFileError(f"model file: {path}: missing field {missing[0]!r}")
+        extra = [k for k in value if k not in keys]
+        if extra:
+            raise ModelFileError(f"model file: {path}: unknown field {extra[0]!r}")
+        self.value, self.path = value, path
+
+    def where(self, key) -> str:
+        return f"{self.path}.{key}" if self.path else key
+
+    def fail(self, key, what):
+        raise ModelFileError(f"model file: {self.where(key)}: expected {what}, got "
+                             f"{show(self.value[key])}")
+
+    def number(self, key) -> float:
+        v = self.value[key]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            self.fail(key, "a finite number")
+        return float(v)
+
+    def flag(self, key) -> bool:
+        if not isinstance(self.value[key], bool):
+            self.fail(key, "true or false")
+        return self.value[key]
+
+    def text(self, key, null=False):
+        v = self.value[key]
+        if (v is None and null) or (isinstance(v, str) and v):
+            return v
+        self.fail(key, "a name" + (" or null" if null else ""))
+
+    def floats(self, key, n=None, null=False, limits=False):
+        v = self.value[key]
+        if v is None and null:
+            return None
+        ok = isinstance(v, list) and (n is None or len(v) == n) and all(
+            (x is None and limits) or (not isinstance(x, bool) and isinstance(x, (int, float))
+                                       and math.isfinite(x)) for x in v)
+        if not ok:
+            size = f"{n} " if n is not None else ""
+            self.fail(key, f"a list of {size}finite numbers" + (" or nulls" if limits else "")
+                      + (", or null" if null else ""))
+        return v
+
+    def obj(self, key, keys, null=False):
+        v = self.value[key]
+        return None if v is None and null else _Obj(v, self.where(key), keys)
+
+
+@contextmanager
+def _blame(path: str):
+    """Turn the solver's VartError into a ModelFileError naming the file's field ``path``."""
+    try:
+        yield
+    except ModelFileError:
+        raise
+    except VartError as e:
+        raise ModelFileError(f"model file: {path}: {e}") from None
+
+
+def _apply_goals(lk, o: _Obj, name: str, dof: int, root: bool):
+    """The lock, target and posture of ``o`` on joint ``name`` (or link ``name``'s root):
+    set on the joint directly (their sizes are checked here; the caller touches the goals)."""
+    j = lk.roots[name] if root else lk.joints[name]
+    lock = o.floats("lock", dof, null=True)
+    target = o.obj("target", ("q", "mask"), null=True)
+    posture = o.floats("posture", dof, null=True)
+    if lock is not None:
+        j.lock_q = np.array(lock, dtype=float)
+    if target is not None:
+        q = target.floats("q", dof)
+        mask = target.value["mask"]
+        if not (isinstance(mask, list) and len(mask) == dof and all(isinstance(m, bool)
+                                                                   for m in mask)):
+            target.fail("mask", f"a list of {dof} true or false")
+        with _blame(target.path):
+            if not any(mask):
+                raise VartError("the mask selects no degree of freedom")
+            j.target_q, j.target_mask = np.array(q, float), np.array(mask, bool)
+    if posture is not None:
+        j.posture_q = np.array(posture, dtype=float)
+
+
+def from_dict(doc) -> tuple[Linkage, Settings]:
+    """The linkage and settings of a model file's document (see the module doc). Raises
+    :class:`ModelFileError` naming the field at fault."""
+    if isinstance(doc, dict) and doc.get("format") == FORMAT and \
+            isinstance(doc.get("version"), int) and doc["version"] > VERSION:
+        raise ModelFileError(f"model file: version: {doc['version']} is newer than this vart "
+                             f"reads (version {VERSION}); update vart")
+    top = _Obj(doc, "", _TOP)
+    if doc["format"] != FORMAT:
+        top.fail("format", repr(FORMAT))
+    if doc["version"] != VERSION or isinstance(doc["version"], bool):
+        top.fail("version", str(VERSION))
+    settings = _settings(top)
+    lk = Linkage()
+    gravity = top.floats("gravity", 3, null=True)
+    for key in ("links", "joints"):
+        if not isinstance(doc[key], list):
+            top.fail(key, "a list")
+    links = [_Obj(v, f"links[{i}]", _LINK) for i, v in enumerate(doc["links"])]
+    joints = [_Obj(v, f"joints[{i}]", _JOINT) for i, v in enumerate(doc["joints"])]
+    for o in links:
+        name = o.text("name")
+        with _blame(o.path):
+            lk.add_link(name, mass=o.number("mass"), com=o.floats("com", 3),
+                        virtual=o.flag("virtual"))
+    for o in joints:
+        lower, upper = o.floats("lower", limits=True), o.floats("upper", limits=True)
+        with _blame(o.path):
+            lk.add_joint(o.text("name"), o.text("type"), o.text("parent", null=True),
+                         o.text("child"), T_parent_mob=_pose(o, "T_parent_mob"),
+                         T_child_frame=_pose(o, "T_child_frame"), tree=False,
+                         virtual=o.flag("virtual"), pitch=o.number("pitch"),
+                         lower=_no_limit(lower, -1), upper=_no_limit(upper, 1))
+    _tree(lk, links, joints)
+    for o in links:
+        root = o.obj("root", _ROOT)
+        _apply_goals(lk, root, o.value["name"], 6, root=True)
+    for o in joints:
+        _joint_goals(lk, o)
+    with _blame("gravity"):
+        lk.set_gravity(gravity)
+    lk.touch_topology()
+    return lk, settings
+
+
+def _no_limit(values, sign) -> list:
+    """Limits as read (null: none) with ``sign`` * infinity for none."""
+    return [sign * math.inf if x is None else x for x in values]
+
+
+def _pose(o: _Obj, key) -> np.ndarray:
+    return np.array(o.floats(key, 16), dtype=float).reshape(4, 4)
+
+
+def _settings(top: _Obj) -> Settings:
+    names = tuple(f.name for f in dataclasses.fields(Settings))
+    s = top.obj("settings", names)
+    values: dict = {}
+    for f in dataclasses.fields(Settings):
+        v = s.value[f.name]
+        if f.name == "max_ms" and v is None:
+            values[f.name] = None
+        elif isinstance(f.default, bool):
+            values[f.name] = s.flag(f.name)
+        elif isinstance(f.default, int):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                s.fail(f.name, "a whole number >= 1")
+            values[f.name] = v
+        else:
+            x = s.number(f.name)
+            if x < 0:
+                s.fail(f.name, "a number >= 0")
+            values[f.name] = x
+    return Settings(**values)
+
+
+def _tree(lk: Linkage, links: list, joints: list):
+    """The spanning tree of the file: its tree flags, then each tree joint's stored q."""
+    poses = lk.poses()
+    for o in links:
+        root = o.obj("root", _ROOT)
+        lk.roots[o.value["name"]].tree_dir = 1 if root.flag("tree") else 0
+    for o in joints:
+        t = o.value["tree"]
+        if t not in (-1, 0, 1) or isinstance(t, bool):
+            o.fail("tree", "-1, 0 or 1")
+        lk.joints[o.value["name"]].tree_dir = t
+    tree_edit._rebuild_tree(lk, poses)
+    for o in joints:
+        j = lk.joints[o.value["name"]]
+        if j.tree_dir != o.value["tree"]:
+            raise ModelFileError(f"model file: {o.where('tree')}: {o.value['tree']} does not "
+                                 "give a spanning tree (a cycle, or a link carried twice)")
+        if j.is_tree:
+            with _blame(o.where("q")):
+                lk.set_q(j.name, o.floats("q", j.dof))
+        elif o.value["q"] is not None:
+            o.fail("q", "null for a closure joint (its value follows from the poses)")
+    for o in links:
+        root = lk.roots[o.value["name"]]
+        if root.is_tree != o.value["root"]["tree"]:
+            raise ModelFileError(f"model file: {o.path}.root.tree: the joints' tree flags "
+                                 "carry this link already, or none does")
+        r = o.obj("root", _ROOT)
+        if root.is_tree:
+            root.q = np.array(r.floats("q", 6), dtype=float)
+        elif r.value["q"] is not None:
+            r.fail("q", "null when the link does not hang from its root joint")
+
+
+def _joint_goals(lk: Linkage, o: _Obj):
+    name = o.value["name"]
+    j = lk.joints[name]
+    _apply_goals(lk, o, name, j.dof, root=False)
+    spring = o.obj("spring", ("stiffness", "rest"), null=True)
+    if spring is not None:
+        with _blame(spring.path):
+            lk.set_stiffness(name, spring.number("stiffness"), spring.floats("rest", 1))
+    mimic = o.obj("mimic", ("leader", "multiplier", "offset"), null=True)
+    if mimic is not None:
+        with _blame(mimic.path):
+            lk.set_mimic(name, mimic.text("leader"), mimic.number("multiplier"),
+                         mimic.number("offset"))
+
+
+def loads(text: str) -> tuple[Linkage, Settings]:
+    """The linkage and settings of a model file's JSON text."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        line, col, msg = json_error(e)
+        raise ModelFileError(f"model file: not JSON: {msg} (line {line}, column {col})") \
+            from None
+    return from_dict(doc)
+
+
+def read(path) -> tuple[Linkage, Settings]:
+    """The linkage and settings of the model file at ``path``."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise ModelFileError(f"model file {str(path)!r}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise ModelFileError(f"model file {str(path)!r}: not UTF-8 text") from None
+    return loads(text)
