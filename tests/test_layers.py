@@ -26,7 +26,8 @@ PACKAGE = REPO / "vart_addon"
 LAYERS = (
     ("solver",),                              # the engine: numpy only
     ("formats",),                             # files without Blender: URDF, trajectories, STL
-    ("physics",),                             # MuJoCo model and replay (numpy, mujoco lazily)
+    ("physics", "analysis"),                  # MuJoCo model and replay (numpy, mujoco lazily);
+                                              # studies: sweeps, Monte Carlo (numpy, dask lazily)
     ("bridge", "properties", "preferences"),  # Blender objects <-> linkage; settings
     ("shared",),                              # active joint, units, bridge cache, kept_frame
     ("animation", "overlay", "io_urdf"),      # keys and bakes; drawing; robots in and out
@@ -39,7 +40,8 @@ LAYERS = (
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 
 #: Code that never imports Blender (checked statically and in a fresh interpreter).
-BLENDER_FREE = ("solver", "formats", "physics", "drag/geometry.py", "overlay/geometry.py")
+BLENDER_FREE = ("solver", "formats", "physics", "analysis", "drag/geometry.py",
+                "overlay/geometry.py")
 BLENDER_MODULES = ("bpy", "mathutils", "gpu", "bmesh", "bpy_extras", "addon_utils")
 
 

@@ -1,0 +1,156 @@
+"""Sweeps and Monte Carlo studies without Blender (issue 23, item 1), on mechanisms with known
+answers (tests/helpers/study_models.py): a compliant hinge's deflection, torque and its
+sensitivity to a swept tilt against the equilibrium K d = m g L cos(tilt + d); where its limit
+first becomes active; a sliding load's stability margin and where stability is lost; Monte
+Carlo draws from each distribution; bad studies refused before any solve; CSV and JSON."""
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+import study_models as SM
+from vart_addon import analysis as A
+from vart_addon.analysis import results as R
+from vart_addon.analysis.quantities import support_margin
+
+
+def grid(joint, start, stop, count, **kw):
+    return {"format": "vart-study", "version": 1,
+            "variables": [{"joint": joint, "grid": {"start": start, "stop": stop,
+                                                     "count": count}}], **kw}
+
+
+def arm_results(chunk=4):
+    return A.run(A.plan(grid("tilt", -0.6, 0.6, 25, chunk=chunk), SM.tilted_spring_arm()),
+                 workers=0)
+
+
+def test_deflection_torque_and_limit_of_a_compliant_hinge():
+    res = arm_results()
+    tilt = np.array(res.column("value:tilt"))
+    expected = np.array([SM.arm_deflection(t) for t in tilt])
+    d = np.array(res.column("deflection:hinge"))
+    assert np.abs(d - expected).max() < 1e-6
+    assert np.allclose(res.column("torque:hinge"), SM.K * d)
+    assert np.allclose(res.column("q:tilt"), tilt, atol=1e-9)
+    # the hinge's upper limit: active exactly where the free deflection would pass it
+    free = [SM.arm_deflection(t) >= SM.HINGE_UPPER - 1e-6 for t in tilt]
+    assert [x == 1 for x in res.column("limit:hinge")] == free
+    first = next(e for e in res.derived["limits"] if e["value"] == "hinge")
+    assert first["side"] == "upper" and not first["at_start"]
+    assert first["values"]["tilt"] == tilt[free.index(True)]
+    assert set(res.column("unmet")) == {""}
+
+
+def test_sensitivity_by_finite_differences_matches_the_analytic_one():
+    res = arm_results()
+    tilt = np.array(res.column("value:tilt"))
+    sens = np.array(res.column("d(deflection:hinge)/d(tilt)"))
+    d = np.array(res.column("deflection:hinge"))
+    free = d < SM.HINGE_UPPER - 1e-6
+    # analytic: dd/dphi = -s / (K + s), s = m g L sin(phi + d); central differences inside
+    s = SM.M * SM.G * SM.L * np.sin(tilt + d)
+    analytic = -s / (SM.K + s)
+    inner = free & np.roll(free, 1) & np.roll(free, -1)
+    inner[[0, -1]] = False
+    h = tilt[1] - tilt[0]
+    assert inner.sum() > 10
+    assert np.abs(sens[inner] - analytic[inner]).max() < 0.02 * h / 0.05  # O(h^2)
+
+
+def test_results_do_not_depend_on_chunks():
+    a, b = arm_results(chunk=4), arm_results(chunk=25)
+    assert np.abs(np.array(a.column("q:hinge")) - np.array(b.column("q:hinge"))).max() < 1e-6
+
+
+def test_stability_margin_and_where_it_is_lost():
+    doc = grid("slide", 0.0, 1.0, 11, contacts=[{"joint": f"pin{i}"} for i in range(4)])
+    res = A.run(A.plan(doc, SM.sliding_load()), workers=0)
+    x = np.array(res.column("value:slide"))
+    assert np.allclose(res.column("margin"), SM.HALF - x, atol=1e-8)
+    assert np.allclose(res.column("com.x"), x, atol=1e-8)
+    assert res.column("support") == [4] * 11
+    st = res.derived["stability"]
+    assert st["first_stable"]["sample"] == 0
+    assert st["lost_at"]["values"]["slide"] == pytest.approx(SM.HALF)
+
+
+def test_support_polygon_margin_cases():
+    square = [(0, 0), (1, 0), (1, 1), (0, 1), (0.5, 0.5)]
+    assert support_margin((0.5, 0.2), square) == pytest.approx(0.2)
+    assert support_margin((1.5, 0.5), square) == pytest.approx(-0.5)
+    assert support_margin((0.5, 1.0), [(0, 0), (1, 0)]) == pytest.approx(-1.0)
+    assert support_margin((3.0, 4.0), [(0, 0)]) == pytest.approx(-5.0)
+    assert np.isnan(support_margin((0, 0), []))
+
+
+@pytest.mark.parametrize("dist, check", [
+    ({"uniform": {"low": -0.2, "high": 0.3}}, lambda v: v.min() >= -0.2 and v.max() <= 0.3),
+    ({"normal": {"mean": 0.1, "std": 0.05}}, lambda v: abs(v.mean() - 0.1) < 0.02),
+    ({"truncnormal": {"mean": 0.0, "std": 0.3, "low": -0.1, "high": 0.2}},
+     lambda v: v.min() >= -0.1 and v.max() <= 0.2),
+])
+def test_monte_carlo(dist, check):
+    doc = {"format": "vart-study", "version": 1, "samples": 40, "seed": 3,
+           "variables": [{"joint": "tilt", **dist}]}
+    p = A.plan(doc, SM.tilted_spring_arm())
+    res = A.run(p, workers=0)
+    v = np.array(res.column("value:tilt"))
+    assert len(v) == 40 and check(v)
+    again = A.run(A.plan(doc, SM.tilted_spring_arm()), workers=0)
+    assert again.column("value:tilt") == res.column("value:tilt")  # the seed decides
+    (slope,) = res.derived["sensitivity"]
+    s = SM.M * SM.G * SM.L * np.sin(0.05 + SM.arm_deflection(0.05))
+    assert slope["slope"] == pytest.approx(-s / (SM.K + s), abs=0.05)
+
+
+def bad(edit):
+    doc = grid("tilt", -0.5, 0.5, 5)
+    edit(doc)
+    return doc
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda d: d["variables"][0].update(joint="nope"), "variables[0].joint: joint 'nope' is not"),
+    (lambda d: d["variables"][0]["grid"].update(stop=-0.5), "the range is empty"),
+    (lambda d: d["variables"][0]["grid"].update(count=0), "count"),
+    (lambda d: d["variables"][0]["grid"].update(stop=5.0), "outside joint 'tilt'"),
+    (lambda d: d["variables"][0].update(dof=1), "variables[0].dof"),
+    (lambda d: d.update(version=2), "version: 2 is newer"),
+    (lambda d: d.update(variables=[]), "variables: expected a non-empty list"),
+    (lambda d: d.update(variables=[{"joint": "tilt", "normal": {"mean": 0, "std": 0}}],
+                        samples=5), "normal.std: expected a number > 0"),
+    (lambda d: d.update(variables=[{"joint": "tilt", "normal": {"mean": 0, "std": 1}}]),
+     "needs the number of samples"),
+    (lambda d: d.update(variables=[{"joint": "tilt", "uniform": {"low": 1, "high": 1}}],
+                        samples=5), "the range is empty"),
+    (lambda d: d.update(variables=[{"joint": "tilt", "truncnormal": {
+        "mean": 0, "std": 0.01, "low": 1, "high": 2}}], samples=5), "6 standard deviations"),
+    (lambda d: d.update(contacts=[{"joint": "foot"}]), "contacts[0].joint: joint 'foot'"),
+    (lambda d: d.update(chunk=0), "chunk"),
+])
+def test_bad_study_refused_before_any_solve(edit, message, monkeypatch):
+    from vart_addon.analysis import sweep
+    monkeypatch.setattr(sweep.Solver, "solve", lambda *a, **k: pytest.fail("solved"))
+    with pytest.raises(A.StudyError) as e:
+        A.plan(bad(edit), SM.tilted_spring_arm())
+    assert message in str(e.value)
+
+
+def test_csv_and_json_files(tmp_path):
+    res = arm_results()
+    csv_path, json_path = R.write(res, tmp_path / "out", "arm")
+    with open(csv_path, newline="") as f:
+        table = list(csv.reader(f))
+    assert table[0][:3] == ["sample [1]", "value:tilt [rad]", "q:tilt [rad]"]
+    assert len(table) == 26
+    i = table[0].index("deflection:hinge [rad]")
+    assert [float(r[i]) for r in table[1:]] == res.column("deflection:hinge")
+    doc = json.loads(open(json_path).read())
+    assert doc["format"] == "vart-study-results"
+    assert [c["name"] for c in doc["columns"]] == [c.name for c in res.columns]
+    assert doc["rows"] == res.rows
+    assert doc["derived"]["limits"][1]["value"] == "hinge"

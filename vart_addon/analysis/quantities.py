@@ -1,0 +1,160 @@
+"""What a study records at each sample, from a solved linkage: the table's columns and one row.
+
+Columns (units in :attr:`Column.unit`):
+
+- ``value:<var>``: the swept values (m or rad);
+- ``q:<joint>`` (``q:<joint>.<entry>`` for a joint with several values, the entries named by
+  the catalog's layout: ``tx``, ``rz``, ``wx`` ...): every joint's value, a closure's fitted
+  from the solved poses;
+- ``deflection:<joint>`` (q - rest, m or rad) and ``torque:<joint>`` (stiffness x deflection,
+  N m or N) of every compliant joint (a spring: stiffness > 0);
+- ``limit:<joint>`` / ``limit:<joint>.<entry>``: -1 at (or beyond) the lower limit, +1 at
+  the upper, 0 between (within the study's ``limit_tol``), for every value that has a limit;
+- with contacts: ``com.x``, ``com.y``, ``com.z`` (the centre of mass of every link with mass,
+  world, m), ``support`` (how many contacts support), ``margin`` (m: the distance from the
+  centre of mass, projected along gravity, to the edge of the support polygon, positive
+  inside) and ``stable`` (1 when the margin is > 0);
+- ``status`` (``converged``; ``stalled``: it stopped improving, as a potential's minimum
+  or a compromise ends; ``out of budget``), ``iterations``, ``unmet`` (the goals left unmet,
+  ``; ``-separated; a solve that raised: ``error: ...``).
+
+The support polygon is the convex hull of the supporting contacts' points projected on the
+plane through the world origin normal to gravity (the world xy plane when gravity is off).
+Fewer than three points span no area: the margin is then minus the distance to the point or
+segment they span (never stable).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    unit: str
+
+
+def _unit(jt, i) -> str:
+    return "rad" if jt.is_angular()[i] else "m"
+
+
+def _entries(j) -> list[tuple[str, int]]:
+    """(suffix, index) of a joint's values: ``""`` for a 1-value joint."""
+    return [("", 0)] if j.dof == 1 else [(f".{n}", i) for i, n in enumerate(j.jtype.layout)]
+
+
+class Recorder:
+    """The columns of a study over a linkage, and :meth:`row` at its solved configuration."""
+
+    def __init__(self, linkage, study):
+        self.lk, self.study = linkage, study
+        self.joints = [j for j in linkage.joints.values() if j.dof]
+        self.springs = [j for j in self.joints if j.stiffness > 0 and j.rest_q is not None]
+        self.limited = [(j, s, i) for j in self.joints for s, i in _entries(j)
+                        if np.isfinite(j.lower[i]) or np.isfinite(j.upper[i])]
+        self.masses = [link for link in linkage.links.values() if link.mass > 0]
+        g = linkage.gravity
+        down = np.array([0.0, 0.0, -1.0]) if g is None or not np.any(g) else \
+            np.asarray(g, float) / np.linalg.norm(g)
+        u = np.cross(down, [1.0, 0.0, 0.0] if abs(down[0]) < 0.9 else [0.0, 1.0, 0.0])
+        u /= np.linalg.norm(u)
+        self.plane = np.stack([u, np.cross(down, u)])  # (2, 3): the support plane's axes
+        cols = [Column("sample", "1")]
+        cols += [Column(f"value:{v.label}", _unit(linkage.joint(v.joint).jtype, v.dof))
+                 for v in study.variables]
+        cols += [Column(f"q:{j.name}{s}", _unit(j.jtype, i)) for j in self.joints
+                 for s, i in _entries(j)]
+        for j in self.springs:
+            lin = _unit(j.jtype, 0) == "m"
+            cols += [Column(f"deflection:{j.name}", "m" if lin else "rad"),
+                     Column(f"torque:{j.name}", "N" if lin else "N m")]
+        cols += [Column(f"limit:{j.name}{s}", "1") for j, s, _ in self.limited]
+        if study.contacts:
+            cols += [Column("com.x", "m"), Column("com.y", "m"), Column("com.z", "m"),
+                     Column("support", "1"), Column("margin", "m"), Column("stable", "1")]
+        cols += [Column("status", ""), Column("iterations", "1"), Column("unmet", "")]
+        self.columns = cols
+
+    def row(self, sample: int, values, status) -> list:
+        """One row (numbers, and the unmet goals as text) at the linkage's configuration."""
+        lk = self.lk
+        poses = lk.poses()
+        q = {j.name: lk.joint_q(j, poses) for j in self.joints}
+        out: list = [sample, *[float(x) for x in values]]
+        out += [float(q[j.name][i]) for j in self.joints for _, i in _entries(j)]
+        for j in self.springs:
+            d = float(q[j.name][0] - j.rest_q[0])
+            out += [d, float(j.stiffness) * d]
+        tol = self.study.limit_tol
+        at: dict[str, bool] = {}
+        for j, _, i in self.limited:
+            x = q[j.name][i]
+            side = -1 if x <= j.lower[i] + tol else (1 if x >= j.upper[i] - tol else 0)
+            at[j.name] = at.get(j.name, False) or side != 0
+            out.append(side)
+        if self.study.contacts:
+            out += self._stability(poses, at)
+        state = "converged" if status.converged else \
+            "out of budget" if status.out_of_budget else "stalled"
+        out += [state, int(status.iterations), "; ".join(status.unmet)]
+        return out
+
+    def _stability(self, poses, at_limit) -> list:
+        mass = sum(link.mass for link in self.masses)
+        com = np.full(3, np.nan) if mass == 0 else sum(
+            link.mass * (poses[link.name][:3, :3] @ link.com + poses[link.name][:3, 3])
+            for link in self.masses) / mass
+        pts = []
+        for c in self.study.contacts:
+            j = self.lk.joint(c.joint)
+            if c.when == "always" or at_limit.get(j.name, False):
+                pts.append((poses[j.child] @ j.T_child_frame)[:3, 3])
+        margin = support_margin(self.plane @ com, [self.plane @ p for p in pts])
+        return [*com.tolist(), len(pts), margin, int(margin > 0)]
+
+
+def convex_hull(points) -> np.ndarray:
+    """The convex hull (k, 2) of 2-D points, counter-clockwise (Andrew's monotone chain)."""
+    P = sorted({(float(x), float(y)) for x, y in points})
+    if len(P) < 3:
+        return np.array(P, dtype=float).reshape(-1, 2)
+
+    def half(seq):
+        out: list = []
+        for p in seq:
+            while len(out) >= 2 and ((out[-1][0] - out[-2][0]) * (p[1] - out[-2][1]) -
+                                     (out[-1][1] - out[-2][1]) * (p[0] - out[-2][0])) <= 0:
+                out.pop()
+            out.append(p)
+        return out
+    lower, upper = half(P), half(reversed(P))
+    return np.array(lower[:-1] + upper[:-1], dtype=float)
+
+
+def _segment_distance(p, a, b) -> float:
+    ab = b - a
+    t = 0.0 if not ab.any() else float(np.clip((p - a) @ ab / (ab @ ab), 0.0, 1.0))
+    return float(np.linalg.norm(p - (a + t * ab)))
+
+
+def support_margin(com, points) -> float:
+    """Signed distance (m) from ``com`` (2-D) to the convex hull of ``points`` (2-D): positive
+    inside (the distance to the nearest edge), negative outside; minus the distance to a
+    point or segment when the hull has no area; NaN without a centre of mass or contacts."""
+    com = np.asarray(com, float)
+    if not np.isfinite(com).all() or not points:
+        return float("nan")
+    H = convex_hull(points)
+    if len(H) == 1:
+        return -float(np.linalg.norm(com - H[0]))
+    edges = list(zip(H, np.roll(H, -1, axis=0)))
+    if len(H) == 2:
+        edges = edges[:1]
+    dist = min(_segment_distance(com, a, b) for a, b in edges)
+    if len(H) < 3:
+        return -dist
+    inside = all((b[0] - a[0]) * (com[1] - a[1]) - (b[1] - a[1]) * (com[0] - a[0]) > 0
+                 for a, b in edges)  # left of every counter-clockwise edge
+    return dist if inside else -dist

@@ -1,0 +1,170 @@
+"""Where a study runs: in this process, on a local process pool (the default), or on a Dask
+distributed cluster. Everything is checked before any work starts (:func:`plan`): the study
+against the model, and the scheduler's address (it must answer within ``connect_timeout``).
+
+The samples are split into chunks of ``study.chunk`` samples, each one task
+(:func:`.sweep.solve_chunk`); results are gathered as they finish. A chunk whose task fails
+(its worker died, or anything else went wrong) is submitted once more; if that fails too its
+samples are left out. Both are reported in ``Results.run`` (``retried``, ``failed``: the
+chunk's first sample and the reason). On Dask, the scheduler itself first re-runs a task
+whose worker died, up to its ``distributed.scheduler.allowed-failures`` (default 3) before it
+gives up with ``KilledWorker``; vart's retry comes after that.
+
+Dask workers need Python, numpy and ``distributed``, never Blender nor vart installed: the
+client sends them vart's Blender-free core (``vart_addon`` with ``solver``, ``analysis`` and
+``formats/atomic.py``, zipped: :func:`core_archive`) with ``Client.upload_file``, which puts
+it first on each worker's ``sys.path`` (also on workers that join later).
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+import tempfile
+import time
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import results as R
+from .study import Study, StudyError, parse
+from .sweep import prepare, solve_chunk
+
+#: The files of vart's Blender-free core that a worker needs, relative to the package.
+CORE = ("__init__.py", "solver", "analysis", "formats/__init__.py", "formats/atomic.py")
+
+
+class StudyCancelled(Exception):
+    """The study was stopped (``should_stop``) before every chunk was done."""
+
+
+@dataclass
+class Plan:
+    """A checked study, ready to run: the parsed study, its document, the model's text, the
+    columns and the chunks (first sample, values)."""
+
+    study: Study
+    study_doc: dict
+    model_text: str
+    columns: list
+    chunks: list
+
+
+def plan(study_doc: dict, model_text: str) -> Plan:
+    """Parse and check the study against the model (StudyError / ModelFileError naming the
+    field at fault), and split its samples into chunks."""
+    study = parse(study_doc)
+    _, _, rec = prepare(model_text, study)  # reads the model, checks the study against it
+    values = study.values().tolist()
+    n = study.chunk
+    chunks = [(s, values[s:s + n]) for s in range(0, len(values), n)]
+    return Plan(study, study_doc, model_text, rec.columns, chunks)
+
+
+def core_archive(folder) -> str:
+    """A zip of vart's Blender-free core (package ``vart_addon``) in ``folder``; its path."""
+    package = Path(__file__).resolve().parent.parent
+    path = os.path.join(folder, "vart_core.zip")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for entry in CORE:
+            p = package / entry
+            for f in sorted(p.rglob("*.py")) if p.is_dir() else [p]:
+                z.write(f, f"vart_addon/{f.relative_to(package).as_posix()}")
+    return path
+
+
+def connect(address: str, timeout: float = 10.0):
+    """A Dask ``Client`` of the scheduler at ``address``; StudyError if it does not answer."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise StudyError("a Dask scheduler needs the 'distributed' package "
+                         "(pip install \"dask[distributed]\")") from None
+    try:
+        return Client(address, timeout=timeout)
+    except (OSError, TimeoutError, ValueError) as e:
+        raise StudyError(f"scheduler {address!r} does not answer: {e}") from None
+
+
+def run(p: Plan, *, workers: int | None = None, client=None, upload: bool = True,
+        progress=None, should_stop=None, task=solve_chunk) -> R.Results:
+    """Run a planned study. ``client``: a Dask client (see :func:`connect`); else ``workers``
+    local processes (None: one per CPU; 0: in this process). ``progress(done, total)`` is
+    called as samples finish; ``should_stop()`` True stops between chunks (StudyCancelled).
+    ``task``: the chunk function (:func:`.sweep.solve_chunk`)."""
+    t0 = time.perf_counter()
+    total = sum(len(v) for _, v in p.chunks)
+    state: dict = {"rows": [], "done": 0, "retried": [], "failed": []}
+
+    def take(out):
+        state["rows"] += out["rows"]
+        state["done"] += len(out["rows"])
+        if progress is not None:
+            progress(state["done"], total)
+
+    if client is not None:
+        where, n = f"dask {client.scheduler.address}", len(client.scheduler_info()["workers"])
+        _run_dask(p, client, upload, take, state, task)
+    elif workers == 0 or len(p.chunks) <= 1:
+        where, n = "this process", 1
+        for start, vals in p.chunks:
+            if should_stop is not None and should_stop():
+                raise StudyCancelled(f"stopped after {state['done']} of {total} samples")
+            take(task(p.model_text, p.study_doc, start, vals))
+    else:
+        n = min(workers or os.cpu_count() or 1, len(p.chunks))
+        where = f"{n} local processes"
+        _run_pool(p, n, take, state, task)
+    seconds = time.perf_counter() - t0
+    run_info = {"samples": state["done"], "chunks": len(p.chunks), "workers": n, "where": where,
+                "seconds": seconds, "samples_per_s": state["done"] / seconds if seconds else None,
+                "retried": state["retried"], "failed": state["failed"]}
+    return R.assemble(p.study, p.study_doc, p.columns, state["rows"], run_info)
+
+
+def _run_pool(p, n, take, state, task):
+    ctx = multiprocessing.get_context("spawn")  # no forked copy of a threaded parent
+    failed = []
+    with cf.ProcessPoolExecutor(n, mp_context=ctx) as pool:
+        futs = {pool.submit(task, p.model_text, p.study_doc, s, v): (s, v) for s, v in p.chunks}
+        for f in cf.as_completed(futs):
+            try:
+                take(f.result())
+            except Exception as e:  # a dead process breaks the pool: retried below
+                failed.append((futs[f], e))
+    for (start, vals), err in sorted(failed, key=lambda x: x[0][0]):
+        state["retried"].append({"first_sample": start, "reason": repr(err)})
+        try:
+            take(task(p.model_text, p.study_doc, start, vals))
+        except Exception as e2:
+            state["failed"].append({"first_sample": start, "reason": repr(e2)})
+
+
+def _run_dask(p, client, upload, take, state, task):
+    from distributed import as_completed
+    if upload:
+        with tempfile.TemporaryDirectory() as tmp:
+            client.upload_file(core_archive(tmp))
+    starts = [s for s, _ in p.chunks]
+    futs = client.map(task, [p.model_text] * len(starts), [p.study_doc] * len(starts), starts,
+                      [v for _, v in p.chunks], pure=False)
+    chunk_of = {f.key: c for f, c in zip(futs, p.chunks)}
+    tried: set = set()
+    ac = as_completed(futs)
+    try:
+        for f in ac:
+            start, vals = chunk_of[f.key]
+            if f.status == "finished":
+                take(f.result())
+                continue
+            reason = repr(f.exception())
+            if start in tried:
+                state["failed"].append({"first_sample": start, "reason": reason})
+                continue
+            tried.add(start)
+            state["retried"].append({"first_sample": start, "reason": reason})
+            again = client.submit(task, p.model_text, p.study_doc, start, vals, pure=False)
+            chunk_of[again.key] = (start, vals)
+            ac.add(again)
+    finally:
+        client.cancel(list(ac.futures) if hasattr(ac, "futures") else [])
