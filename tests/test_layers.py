@@ -32,7 +32,8 @@ LAYERS = (
     ("shared",),                              # active joint, units, bridge cache, kept_frame
     ("animation", "overlay", "io_urdf"),      # keys and bakes; drawing; robots in and out
     ("drag", "io_trajectory", "examples",     # viewport drags; trajectories; Add Example;
-     "checks"),                               # clearance check and physics replay of a bake
+     "checks", "studies"),                    # clearance check and physics replay of a bake;
+                                              # the scene as a model file for studies
     ("operators",),                           # every vart.* operator
     ("menus", "panels"),                      # Object > Vart; the sidebar
     ("__init__",),                            # register / unregister of it all

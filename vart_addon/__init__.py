@@ -22,8 +22,8 @@ _SUBMODULES: tuple[str, ...] = (
     "properties", "preferences", "animation.live",
     "operators.links", "operators.joints", "operators.goals", "operators.solve",
     "operators.animate",
-    "operators.io", "operators.trajectory", "operators.checks",
-    "menus", "io_urdf.menus", "io_trajectory.menus",
+    "operators.io", "operators.trajectory", "operators.checks", "operators.studies",
+    "menus", "io_urdf.menus", "io_trajectory.menus", "studies.menus",
     "panels", "overlay.drawing",
     "operators.examples",
 )
