@@ -16,6 +16,10 @@ sidebar panels read and edit these fields by name:
 - the clearance check (``vart.check_clearance``): ``clearance_ground`` (a mesh object, or
   None for the plane z = 0), ``clearance_tolerance`` (m), ``clearance_summary``;
   the physics replay's ``replay_summary`` (``vart.replay_physics``).
+- the plotted curves' peaks (``vart.plot_curves``, :mod:`.checks.plots`): ``peaks`` (a row
+  per joint, worst first), ``peaks_index`` (a click selects the joint and jumps to the
+  frame), ``plot_acceleration_limit`` (rad/s^2) and ``plot_linear_acceleration_limit``
+  (m/s^2).
 
 :func:`solver_settings` turns the knobs into a :class:`vart_addon.solver.Settings`;
 :func:`gravity_of` gives the gravity vector or None; :func:`store_status` records a
@@ -53,6 +57,38 @@ LIVE_TOGGLED: list = []
 def _live_toggled(self, context):
     for fn in list(LIVE_TOGGLED):
         fn(self.id_data, bool(self.live))
+
+
+def _peak_chosen(self, context):
+    """A click in the peaks list: select the row's joint (its child link, active; the active
+    joint) and jump to the frame of its worst peak."""
+    i = self.peaks_index
+    if not 0 <= i < len(self.peaks):
+        return
+    row, scene = self.peaks[i], self.id_data
+    ob = scene.objects.get(row.link)
+    if ob is not None:
+        view_layer = context.view_layer
+        for other in view_layer.objects:
+            other.select_set(False)
+        if ob.name in view_layer.objects:
+            ob.select_set(True)
+            view_layer.objects.active = ob
+    self.active_joint = row.name
+    scene.frame_set(row.frame)
+
+
+class VART_PG_peak(bpy.types.PropertyGroup):
+    """A joint's peaks over the plotted curves (``name`` is the joint): each as a fraction of
+    its limit (-1: no limit), the worst, its frame, and the joint's child link."""
+
+    link: StringProperty(name="Link")
+    frame: IntProperty(name="Frame", description="Frame of the worst peak")
+    worst: FloatProperty(name="Worst", description="Largest fraction of a limit (-1: none)")
+    velocity: FloatProperty(name="Velocity", description="Peak |velocity| / velocity limit")
+    acceleration: FloatProperty(name="Acceleration",
+                                description="Peak |acceleration| / acceleration limit")
+    force: FloatProperty(name="Force", description="Peak |force| in the replay / effort limit")
 
 
 class VART_PG_status_level(bpy.types.PropertyGroup):
@@ -119,6 +155,17 @@ class VART_PG_settings(bpy.types.PropertyGroup):
     replay_summary: StringProperty(name="Last Physics Replay", description="Outcome of the "
                                    "last MuJoCo replay (stays up, drift, slip, joints at "
                                    "their effort limit, tracking error)")
+    peaks: CollectionProperty(type=VART_PG_peak)
+    peaks_index: IntProperty(name="Peak", default=-1, update=_peak_chosen,
+                             description="Click a joint: select it and go to its worst frame")
+    plot_acceleration_limit: FloatProperty(
+        name="Acceleration Limit", default=0.0, min=0.0,
+        description="Acceleration limit of revolute joints for the peaks list (rad/s^2; "
+                    "0: none)")
+    plot_linear_acceleration_limit: FloatProperty(
+        name="Linear Acceleration Limit", default=0.0, min=0.0,
+        description="Acceleration limit of prismatic joints for the peaks list (m/s^2; "
+                    "0: none)")
 
 
 def solver_settings(scene) -> Settings:
@@ -174,7 +221,7 @@ def store_status(scene, status: SolveStatus) -> None:
     s.status_summary = summary(status)
 
 
-classes = (VART_PG_status_level, VART_PG_settings)
+classes = (VART_PG_peak, VART_PG_status_level, VART_PG_settings)
 
 
 def register() -> None:

@@ -3,7 +3,10 @@
 reported, stored in ``scene.vart.clearance_summary`` and marked on the timeline.
 ``vart.replay_physics``: the baked range replayed in MuJoCo
 (:func:`vart_addon.checks.replay.replay_scene_steps`), a few frames per timer tick with the
-progress indicator, Esc to stop; reported and stored in ``scene.vart.replay_summary``."""
+progress indicator, Esc to stop; reported and stored in ``scene.vart.replay_summary``, its
+tracking error and forces keyed as curves (:mod:`vart_addon.checks.plots`).
+``vart.plot_curves``: each animated joint's velocity and acceleration keyed as curves; both
+refresh the peaks list (``scene.vart.peaks``)."""
 
 
 import bpy
@@ -87,8 +90,9 @@ class VART_OT_replay_physics(FrameSteps, bpy.types.Operator):
                       "the real joints in MuJoCo (URDF inertials and effort limits, a ground "
                       "plane, nothing imposed on the base) and report tracking error, forces "
                       "against their limits, base drift, contact slip and whether the robot "
-                      "stays up (Esc stops). Needs the PyPI package mujoco-core")
-    bl_options = {'REGISTER'}
+                      "stays up (Esc stops); the tracking error and force are keyed as "
+                      "curves of each joint (Vart Plots). Needs the PyPI package mujoco-core")
+    bl_options = {'REGISTER', 'UNDO'}
     verb = "Replaying"
 
     frame_start: IntProperty(name="Start", description="First frame (default: the scene's "
@@ -110,9 +114,12 @@ class VART_OT_replay_physics(FrameSteps, bpy.types.Operator):
         return f"Replay stopped after {self._done} of {self._total} frames"
 
     def _finish(self, context, value):
+        from ..checks.plots import key_replay_curves, store_peaks
         res, warnings = value
         text = res.summary(first_frame=self.frame_start)
         context.scene.vart.replay_summary = text
+        key_replay_curves(context.scene, res, self.frame_start)
+        store_peaks(context.scene)
         bad = not res.stays_up or res.saturated()
         self.report({'WARNING'} if bad else {'INFO'}, text)
         for w in warnings[:5]:
@@ -136,7 +143,44 @@ class VART_OT_replay_physics(FrameSteps, bpy.types.Operator):
             context.window_manager.progress_end()
 
 
-classes = (VART_OT_check_clearance, VART_OT_replay_physics)
+class VART_OT_plot_curves(bpy.types.Operator):
+    bl_idname = "vart.plot_curves"
+    bl_label = "Plot Curves"
+    bl_description = ("Key each animated joint's velocity and acceleration over the frame "
+                      "range as curves beside its value (Graph Editor, group Vart Plots), and "
+                      "list the joints' peaks against their limits, worst first")
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        return _poll_links(cls, context)
+
+    def execute(self, context):
+        from ..checks.plots import key_motion_curves, store_peaks
+        scene = context.scene
+        wm = context.window_manager
+        wm.progress_begin(0, 1)
+        try:
+            curves = key_motion_curves(scene, progress=lambda done, total: wm.progress_update(
+                done / max(total, 1)))
+        except ValueError as e:
+            self.report({'ERROR'}, str(e))
+            return {'CANCELLED'}
+        finally:
+            wm.progress_end()
+        found = store_peaks(scene)
+        if not curves:
+            self.report({'WARNING'}, "no joint is animated over the frame range: bake first")
+            return {'FINISHED'}
+        worst = found[0] if found else None
+        tail = "" if worst is None or worst.worst != worst.worst else (
+            f"; worst: {worst.joint} at {worst.worst:.0%} of a limit (frame {worst.worst_frame})")
+        self.report({'INFO'}, f"Plotted velocity and acceleration of {len(curves)} joints over "
+                    f"frames {scene.frame_start}-{scene.frame_end}{tail}")
+        return {'FINISHED'}
+
+
+classes = (VART_OT_check_clearance, VART_OT_replay_physics, VART_OT_plot_curves)
 
 # The stubs declare register_classes_factory -> None; it returns (register, unregister).
 register, unregister = bpy.utils.register_classes_factory(classes)  # type: ignore[misc]

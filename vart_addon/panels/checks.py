@@ -1,6 +1,7 @@
 """The Will It Run? panel of the sidebar: the clearance check of the frame range (its ground
 and tolerance, Check Clearance) and what the last check found, pair by pair; Replay in
-MuJoCo and what the last replay measured."""
+MuJoCo and what the last replay measured; Plot Curves and the joints' peaks against their
+limits, worst first (a click selects the joint and jumps to the frame)."""
 
 import bpy
 
@@ -25,6 +26,30 @@ class VART_PT_checks(C.Panel, bpy.types.Panel):
         C.op(layout, "vart.replay_physics", icon='PHYSICS')
         _outcome(layout, getattr(sv, "replay_summary", ""), "effort limit",
                  "Not replayed yet")
+        col = layout.column(align=True)
+        C.op(col, "vart.plot_curves", icon='GRAPH')
+        col.prop(sv, "plot_acceleration_limit")
+        col.prop(sv, "plot_linear_acceleration_limit")
+        if len(sv.peaks):
+            layout.label(text="Peaks / limit (worst first): v a f")
+            layout.template_list("VART_UL_peaks", "", sv, "peaks", sv, "peaks_index", rows=4)
+
+
+def _percent(fraction: float) -> str:
+    return "-" if fraction < 0 else f"{fraction:.0%}"
+
+
+class VART_UL_peaks(bpy.types.UIList):
+    """A joint per row: its name, peak velocity, acceleration and force as fractions of their
+    limits (- without one) and the frame of the worst; a click selects it and jumps there."""
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname,
+                  index=0, flt_flag=0):
+        row = layout.row(align=True)
+        row.label(text=item.name, icon='ERROR' if item.worst > 1.0 else 'CON_TRACKTO')
+        row.label(text=" ".join(_percent(f) for f in (item.velocity, item.acceleration,
+                                                       item.force)))
+        row.label(text=str(item.frame), icon='TIME')
 
 
 def _outcome(layout, summary: str, bad: str, none: str):
@@ -39,7 +64,7 @@ def _outcome(layout, summary: str, bad: str, none: str):
         box.label(text=line, icon=icon)
 
 
-classes = (VART_PT_checks,)
+classes = (VART_UL_peaks, VART_PT_checks)
 
 
 # The stubs declare register_classes_factory -> None; it returns (register, unregister).
