@@ -12,7 +12,7 @@ from ..studies.model_export import export_model
 from . import support
 
 
-class VART_OT_export_model(bpy.types.Operator, ExportHelper):
+class VART_OT_export_model(bpy.types.Operator, ExportHelper):  # type: ignore[misc]
     bl_idname = "vart.export_model"
     bl_label = "Export Vart Model"
     bl_description = ("Write the scene's links, joints, goals, gravity and solver settings as "
