@@ -12,8 +12,11 @@ gives up with ``KilledWorker``; vart's retry comes after that.
 
 Dask workers need Python, numpy and ``distributed``, never Blender nor vart installed: the
 client sends them vart's Blender-free core (``vart_addon`` with ``solver``, ``analysis`` and
-``formats/atomic.py``, zipped: :func:`core_archive`) with ``Client.upload_file``, which puts
-it first on each worker's ``sys.path`` (also on workers that join later).
+``formats/atomic.py``, zipped: :func:`core_archive`) as Dask's ``UploadFile`` worker plugin
+(what ``Client.upload_file`` sends to workers, not to the scheduler), which puts it first on
+each worker's ``sys.path`` (also on workers that join later). Workers running in the
+client's own process (``LocalCluster(processes=False)``) need ``upload=False``: they share
+the client's ``vart_addon``.
 """
 from __future__ import annotations
 
@@ -89,7 +92,8 @@ def connect(address: str, timeout: float = 10.0):
 def run(p: Plan, *, workers: int | None = None, client=None, upload: bool = True,
         progress=None, should_stop=None, task=solve_chunk) -> R.Results:
     """Run a planned study. ``client``: a Dask client (see :func:`connect`); else ``workers``
-    local processes (None: one per CPU; 0: in this process). ``progress(done, total)`` is
+    local processes (None: one per CPU; 0: in this process); ``upload``: send the core to
+    the Dask workers (see the module doc). ``progress(done, total)`` is
     called as samples finish; ``should_stop()`` True stops between chunks (StudyCancelled).
     ``task``: the chunk function (:func:`.sweep.solve_chunk`)."""
     t0 = time.perf_counter()
@@ -142,9 +146,10 @@ def _run_pool(p, n, take, state, task):
 
 def _run_dask(p, client, upload, take, state, task):
     from distributed import as_completed
-    if upload:
+    if upload:  # to the workers only (Client.upload_file also loads it into the scheduler)
+        from distributed.diagnostics.plugin import UploadFile
         with tempfile.TemporaryDirectory() as tmp:
-            client.upload_file(core_archive(tmp))
+            client.register_plugin(UploadFile(core_archive(tmp)), name="vart-core")
     starts = [s for s, _ in p.chunks]
     futs = client.map(task, [p.model_text] * len(starts), [p.study_doc] * len(starts), starts,
                       [v for _, v in p.chunks], pure=False)
