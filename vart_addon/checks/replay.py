@@ -7,6 +7,7 @@
    and effort limits of the URDF the robot was imported from), each link's collision
    geometry its evaluated meshes (as the clearance check reads them), and the scene's real
    closure joints as equality constraints; built by :func:`vart_addon.physics.model.build_spec`
+   posed at the first frame (:func:`vart_addon.physics.mjcf_export.posed_spec`)
    with a ground plane at z = 0, the root link free and where it is at the first frame;
 2. the trajectory: at every frame, the URDF joint values that put the links where their
    baked keys put them (:func:`~vart_addon.formats.urdf.from_linkage.urdf_joint_values`,
@@ -27,7 +28,8 @@ from ..bridge import SceneBridge
 from ..bridge import poses as P
 from ..formats.urdf.from_linkage import urdf_from_linkage, urdf_joint_values
 from ..io_urdf.exporter import depsgraph_of, source_template
-from ..physics.model import Closure, PhysicsError, build_spec
+from ..physics.mjcf_export import posed_spec
+from ..physics.model import Closure, PhysicsError
 from ..physics.replay import replay_steps
 from ..shared.frames import kept_frame
 from .clearance import link_meshes
@@ -83,7 +85,7 @@ def replay_scene_steps(scene=None, frame_start=None, frame_end=None, *,
                        bridge: SceneBridge | None = None, **build_kw):
     """Replay frames ``frame_start``..``frame_end`` (default the scene's range) of the baked
     scene in MuJoCo: a generator yielding ``(done, total)`` frames and returning
-    ``(ReplayResult, warnings)``. ``build_kw`` go to :func:`build_spec`. Raises
+    ``(ReplayResult, warnings)``. ``build_kw`` go to :func:`posed_spec`. Raises
     :class:`PhysicsError` (MuJoCo missing, nothing to replay) or a BridgeError."""
     scene = scene or bpy.context.scene
     start = int(scene.frame_start if frame_start is None else frame_start)
@@ -97,7 +99,11 @@ def replay_scene_steps(scene=None, frame_start=None, frame_end=None, *,
         obs = bridge.objects()
     frames = list(range(start, end + 1))
     base, targets = baked_trajectory(scene, robot, obs, frames)
-    built = build_spec(robot, meshes=meshes, base=base, closures=closures, **build_kw)
+    # posed at the first frame: MuJoCo fixes a connect's child-side anchor where its model's
+    # reference configuration puts it, so a loop must be closed there (qpos keeps the URDF
+    # meaning: each joint's ref is its value there)
+    built = posed_spec(robot, {j: v[0] for j, v in targets.items()}, meshes=meshes, base=base,
+                       closures=closures, **build_kw)
     warnings += built.warnings
     fps = scene.render.fps / scene.render.fps_base
     times = (np.array(frames, float) - start) / fps

@@ -68,3 +68,37 @@ def test_without_mujoco_the_operator_says_how_to_install_it(vart_registered, mon
         bpy.ops.vart.replay_physics()
     assert bpy.context.scene.vart.replay_summary == ""
     assert "mujoco-core" in INSTALL
+
+
+def test_a_loop_not_closed_at_zero_replays_closed(vart_registered, monkeypatch):
+    """The parented four-bar stands at crank 70 degrees (its joints are not 0): MuJoCo fixes a
+    connect's child-side anchor at the model's reference configuration, so the replay's model
+    is posed at the first frame. With the first frame's values, the closure's residual
+    (MuJoCo's own ``efc_pos`` of its equality rows) is that of the baked pose: under 1e-6 m.
+    (Built at joint zeros, the loop would be closed at the wrong place.)"""
+    import mujoco
+
+    import blender_scenes as BS
+    from vart_addon.animation.bake import bake
+    from vart_addon.checks import replay as R
+    BS.keyed_fourbar(12, 20)
+    bake(bpy.context.scene, 1, 12, settings=BS.TIGHT)
+    seen = {}
+    real = R.replay_steps
+
+    def spy(built, times, targets, **kw):
+        seen["built"], seen["targets"] = built, targets
+        return (yield from real(built, times, targets, **kw))
+
+    monkeypatch.setattr(R, "replay_steps", spy)
+    steps = R.replay_scene_steps(bpy.context.scene, 1, 12)
+    next(steps)
+    steps.close()
+    model = seen["built"].spec.compile()
+    data = mujoco.MjData(model)
+    for name, values in seen["targets"].items():  # the first frame, in URDF values
+        data.qpos[model.jnt_qposadr[model.joint(name).id]] = values[0]
+    mujoco.mj_forward(model, data)
+    rows = data.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY
+    assert rows.any()
+    assert np.abs(data.efc_pos[rows]).max() < 1e-6
