@@ -21,7 +21,8 @@ Modules:
 - :mod:`.kinematics` (vectorized FK), :mod:`.topology` (solve groups; planar loops in
   :mod:`.planar`), :mod:`.goals`,
   :mod:`.evaluation` (a group's goals at a configuration), :mod:`.pdls`, :mod:`.stepper` (one
-  step), :mod:`.solver` (the loop) and :mod:`.status` (what a solve reports);
+  step), :mod:`.solver` (the loop), :mod:`.status` (what a solve reports) and :mod:`.trace`
+  (its optional per-iteration trace);
 - :mod:`.sublinkages` (MSim's hierarchy: driving, driven and simultaneous sublinkages and
   the solve order they give; edits also ``Linkage``'s methods);
 - :mod:`.text` (values and parse errors as text, alike under numpy 1 and 2).

@@ -51,6 +51,7 @@ from .levels import REPORTED
 from .status import SolveStatus
 from .stepper import Stepper
 from .topology import analyse
+from .trace import row as trace_row
 
 
 @dataclass
@@ -143,22 +144,24 @@ class Solver:
             self._version = key
         return self._groups
 
-    def solve(self, max_iterations: int | None = None, max_ms: float | None = None) -> SolveStatus:
-        """Move every tree joint so the goals hold in priority order; returns the status.
+    def solve(self, max_iterations: int | None = None, max_ms: float | None = None,
+              trace: bool = False) -> SolveStatus:
+        """Move every tree joint so the goals hold in priority order; returns the status
+        (``trace``: with ``status.trace``, one :class:`.trace.TraceRow` per iteration).
 
         Python's cyclic garbage collector is paused while it runs: a solve creates no
         reference cycles, and one collection of a large session's heap (tens of ms in Blender
         or a long test run) would otherwise eat the time budget of an interactive solve and
         stop it early, at a point that depends on when the collector happened to run."""
         if not gc.isenabled():
-            return self._solve(max_iterations, max_ms)
+            return self._solve(max_iterations, max_ms, trace)
         gc.disable()
         try:
-            return self._solve(max_iterations, max_ms)
+            return self._solve(max_iterations, max_ms, trace)
         finally:
             gc.enable()
 
-    def _solve(self, max_iterations, max_ms) -> SolveStatus:
+    def _solve(self, max_iterations, max_ms, trace=False) -> SolveStatus:
         s = self.settings
         self._stepper.reset(self.settings)
         groups = self._analysis()
@@ -171,7 +174,8 @@ class Solver:
         # hold tens of evaluations (line search, corrections)
         self._deadline = None if budget_ms is None else t0 + budget_ms / 1e3
         status = SolveStatus(groups=len(groups), stuck=list(self._stuck))
-        for gp in groups:
+        self._trace = status.trace = [] if trace else None
+        for self._gi, gp in enumerate(groups):
             for i in gp.value_batches:  # the batches with goal values (the others have none)
                 gp.batches[i].refresh()
             q = self._solve_group(gp, q, budget_it, budget_ms, t0, status)
@@ -201,6 +205,9 @@ class Solver:
         first_ok = [0 if ok else None for ok in ev.satisfied]
         reason = "converged"
         q_start = q
+        tr = self._trace
+        if tr is not None:
+            tr.append(trace_row(self._gi, 0, ev, None, 0.0, gp.mu, t0))
         while not all(ev.satisfied):
             if it >= budget_it:
                 reason = "budget"
@@ -231,6 +238,8 @@ class Solver:
             improved = any(not ev.satisfied[k] and ev.measure[k] - new.measure[k] > s.stall_tol
                            for k in gp.active_levels)
             q, ev = new.q, new
+            if tr is not None:
+                tr.append(trace_row(self._gi, it, ev, alpha_used * dq, alpha_used, gp.mu, t0))
             for k, ok in enumerate(ev.satisfied):
                 if ok and first_ok[k] is None:
                     first_ok[k] = it

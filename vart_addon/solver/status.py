@@ -32,7 +32,8 @@ class SolveStatus:
     statuses (the bake does, frame by frame)."""
 
     __slots__ = ("_levels", "_pending", "_unreached", "iterations", "ms", "converged",
-                 "stalled", "out_of_budget", "groups", "stuck", "simplified", "predicted")
+                 "stalled", "out_of_budget", "groups", "stuck", "simplified", "predicted",
+                 "trace")
 
     def __init__(self, levels: list | None = None, iterations: int = 0, ms: float = 0.0,
                  converged: bool = True, stalled: bool = False, out_of_budget: bool = False,
@@ -47,6 +48,7 @@ class SolveStatus:
         self.stuck = [] if stuck is None else stuck
         self.simplified = simplified  # simplified Newton steps among iterations and corrections
         self.predicted = predicted  # groups whose first step added the last solve's bend
+        self.trace: list | None = None  # Solver.solve(trace=True): TraceRows (.trace)
 
     def defer(self, fill):
         """Add ``fill(levels)`` to the work done when :attr:`levels` is first read."""
