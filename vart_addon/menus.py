@@ -5,6 +5,7 @@ stay Blender's own; a user can bind it (right-click the menu entry, Assign Short
 import bpy
 
 from .solver.joint_types import CATALOG
+from .solver.sublinkages import DISPOSITIONS
 
 
 class VART_MT_add_joint(bpy.types.Menu):
@@ -36,6 +37,19 @@ class VART_MT_change_joint_type(bpy.types.Menu):
         self.layout.operator_enum("vart.change_joint_type", "joint_type")
 
 
+class VART_MT_sublinkage(bpy.types.Menu):
+    bl_idname = "VART_MT_sublinkage"
+    bl_label = "Sublinkage"
+    bl_description = "Sublinkages: collections of links solved before, after or with the rest"
+
+    def draw(self, context):
+        lay = self.layout
+        lay.operator("vart.make_sublinkage")
+        for d in DISPOSITIONS:
+            lay.operator("vart.set_disposition", text=f"Set {d.title()}").disposition = d
+        lay.operator("vart.dissolve_sublinkage")
+
+
 class VART_MT_object(bpy.types.Menu):
     bl_idname = "VART_MT_object"
     bl_label = "Vart"
@@ -59,6 +73,7 @@ class VART_MT_object(bpy.types.Menu):
         lay.operator("vart.make_ground_link")
         lay.operator("vart.split_link")
         lay.operator("vart.set_mass")
+        lay.menu(VART_MT_sublinkage.bl_idname)
         lay.separator()
         lay.operator("vart.lock", text="Lock Joint").target = 'JOINT'
         lay.operator("vart.unlock", text="Unlock Joint").target = 'JOINT'
@@ -88,7 +103,8 @@ OPERATORS = ("make_links", "add_virtual_link", "add_joint", "remove_joint",
              "make_ground_link",
              "split_link", "set_mass", "lock", "unlock", "set_target", "clear_target",
              "set_posture", "clear_posture", "set_limits", "set_stiffness", "operate_joint",
-             "solve", "drag", "operate_joint_modal", "key_joint", "key_pose", "bake")
+             "solve", "drag", "operate_joint_modal", "key_joint", "key_pose", "bake",
+             "make_sublinkage", "set_disposition", "dissolve_sublinkage")
 
 
 def draw_object_menu(self, context):
@@ -98,7 +114,7 @@ def draw_object_menu(self, context):
 
 
 classes = (VART_MT_add_joint, VART_MT_add_virtual_joint, VART_MT_change_joint_type,
-           VART_MT_object)
+           VART_MT_sublinkage, VART_MT_object)
 
 
 def register() -> None:

@@ -12,7 +12,8 @@ sidebar panels read and edit these fields by name:
 - ``overlay_enabled``: draw joints in the viewport.
 - ``live``: live mode (off by default): each frame change shows the frame solved as a bake
   would (``animation.live``, which adds itself to :data:`LIVE_TOGGLED`).
-- the last solve: ``status_levels`` (one row per priority level) and ``status_summary``.
+- the last solve: ``status_levels`` (one row per priority level), ``status_summary`` and
+  ``status_unreached`` (with sublinkages: which sublinkage could not reach what).
 - the clearance check (``vart.check_clearance``): ``clearance_ground`` (a mesh object, or
   None for the plane z = 0), ``clearance_tolerance`` (m), ``clearance_summary``;
   the physics replay's ``replay_summary`` (``vart.replay_physics``).
@@ -135,6 +136,9 @@ class VART_PG_settings(bpy.types.PropertyGroup):
         update=_redraw)
     status_levels: CollectionProperty(type=VART_PG_status_level)
     status_summary: StringProperty(name="Status", description="Outcome of the last solve")
+    status_unreached: StringProperty(
+        name="Unreached", description="With sublinkages: what each sublinkage of the last "
+        "solve could not reach (sublinkage: goals; sublinkages separated by |)")
     bake_summary: StringProperty(name="Last Bake", description="Outcome of the last bake "
                                  "(frames, keys, goals unmet by frame)")
     live: BoolProperty(
@@ -219,6 +223,14 @@ def store_status(scene, status: SolveStatus) -> None:
         row.iterations = int(lv.iterations)
         row.ms = float(lv.ms)
     s.status_summary = summary(status)
+    s.status_unreached = unreached_text(status)
+
+
+def unreached_text(status: SolveStatus) -> str:
+    """``SolveStatus.unreached`` on one line: ``"Crank: target of joint 'A' | top: ..."``
+    (the top: goals of links and joints in no sublinkage); empty when all was reached."""
+    return " | ".join(f"{'top' if home is None else home}: {', '.join(goals)}"
+                      for home, goals in status.unreached.items())
 
 
 classes = (VART_PG_peak, VART_PG_status_level, VART_PG_settings)

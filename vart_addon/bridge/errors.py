@@ -12,10 +12,12 @@ class SchemaError(BridgeError):
     The message names the object and the key path, e.g.
     ``object 'Leg.001': ["vart"]["joints"]["knee"]["q"]: expected 1 float, got 2``.
     ``obj`` and ``path`` hold the two parts (``path`` is a tuple of keys below the object).
+    ``kind`` names what ``obj`` is: "object", or "collection" (a sublinkage's properties).
     """
 
-    def __init__(self, obj: str | None, path: tuple = (), problem: str = ""):
+    def __init__(self, obj: str | None, path: tuple = (), problem: str = "",
+                 kind: str = "object"):
         self.obj, self.path, self.problem = obj, tuple(path), problem
         where = "".join(f"[{k!r}]".replace("'", '"') for k in self.path)
-        head = f"object {obj!r}" if obj is not None else "scene"
+        head = f"{kind} {obj!r}" if obj is not None else "scene"
         super().__init__(f"{head}: {where}: {problem}" if where else f"{head}: {problem}")

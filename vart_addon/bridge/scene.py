@@ -4,9 +4,11 @@ Blender is the source of truth between user actions; the linkage is a cache.
 :meth:`SceneBridge.sync` reads and validates the scene (:func:`.schema.read_scene`) and then
 rebuilds the linkage only when the structure changed (:func:`.build.structure_key`: link and
 joint names, types, ends, frames, tree flags); otherwise it patches goals, tree joints' q and
-free links' poses that changed. :meth:`solve` runs the solver, :meth:`write_back` writes the
-solved poses to the objects that moved and the joints' q (tree: the solver's; closure: the fit
-of the relative pose) into their properties.
+free links' poses that changed. The sublinkages (collections, :mod:`.sublinkages`) are read on
+every sync too, and applied to the linkage when they changed (the next solve re-analyses).
+:meth:`solve` runs the solver, :meth:`write_back` writes the solved poses to the objects that
+moved and the joints' q (tree: the solver's; closure: the fit of the relative pose) into their
+properties.
 
 Poses: ``T_world_link`` (4x4, metres) is the object's ``matrix_world`` without its scale (see
 :mod:`.poses`). Blender keeps matrices in float32, the linkage in float64: a link whose matrix
@@ -28,6 +30,7 @@ from ..solver import Linkage, Settings, Solver, se3
 from . import build as B
 from . import poses as P
 from . import schema as S
+from . import sublinkages as SL
 from .errors import BridgeError
 
 
@@ -109,6 +112,7 @@ class SceneBridge:
         self.rebuilds = 0       # how many times the linkage was built from scratch
         self.patches = 0        # how many syncs patched goals instead
         self._key: tuple | None = None
+        self.hierarchy: SL.Hierarchy = SL.EMPTY  # the sublinkages the linkage holds
         self._links: dict[str, _LinkState] = {}
         self._link_targets: dict[str, tuple] = {}
 
@@ -126,6 +130,7 @@ class SceneBridge:
     def invalidate(self):
         """Forget the cached linkage: the next sync rebuilds it."""
         self.linkage = self.solver = self.data = self._key = None
+        self.hierarchy = SL.EMPTY
         self._links = {}
 
     def sync(self) -> bool:
@@ -135,6 +140,7 @@ class SceneBridge:
         self._update()
         obs = self.objects()
         data = S.read_scene(obs.values())
+        hierarchy = SL.read_hierarchy(self.scene, obs.values())
         seen = {n: P.observe(ob) for n, ob in obs.items()}
         rigid = {}
         for n, m in seen.items():
@@ -143,33 +149,38 @@ class SceneBridge:
                 rigid[n] = P.rigid_and_scale(m, n)
         key = B.structure_key(data)
         if self.linkage is None or key != self._key:
-            self._rebuild(data, key, seen, rigid)
+            self._rebuild(data, key, seen, rigid, hierarchy)
             return True
         try:
-            self._patch(data, seen, rigid)
+            self._patch(data, seen, rigid, hierarchy)
         except BaseException:
             self.invalidate()
             raise
         return False
 
-    def _rebuild(self, data, key, seen, rigid):
+    def _rebuild(self, data, key, seen, rigid, hierarchy):
         states = {}
         for n, m in seen.items():
             T, scale = rigid[n] if n in rigid else (self._links[n].T, self._links[n].scale)
             states[n] = _LinkState(T, m, scale)
         lk = B.build(data, {n: st.T for n, st in states.items()})
+        SL.apply(lk, hierarchy)
         fk = lk.poses()
         for n, st in states.items():  # tree-carried links: the float64 FK pose if it agrees
             if not lk.tree_edge[n].is_root and P.same_pose(fk[n], st.T, P.FLOAT32_TOL):
                 st.T = fk[n]
         self.linkage, self.data, self._key, self._links = lk, data, key, states
+        self.hierarchy = hierarchy
         self.solver = Solver(lk, self.settings)
         self.rebuilds += 1
         self._apply_link_targets()
 
-    def _patch(self, data, seen, rigid):
+    def _patch(self, data, seen, rigid, hierarchy):
         lk = self.linkage
         B.patch_goals(lk, self.data, data)
+        if hierarchy != self.hierarchy:
+            SL.apply(lk, hierarchy)
+            self.hierarchy = hierarchy
         for n, m in seen.items():
             st = self._links[n]
             if n in rigid:

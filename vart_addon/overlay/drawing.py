@@ -9,8 +9,11 @@ Blender); this module only gathers the scene's joints and link poses through the
   no GPU, no viewport) it is never added, and the callback returns at once if called.
 - Shaders are created lazily, on the first draw (``POLYLINE_UNIFORM_COLOR``: wide lines in
   Blender 4.2 to 5.x).
+- A joint whose child link is in a sublinkage (a marked collection,
+  :mod:`vart_addon.bridge.sublinkages`) is shaded in the sublinkage's colour (its collection's
+  colour tag); a hierarchy the bridge refuses is drawn unshaded.
 - GPU batches are cached and rebuilt only when a cheap key changes: the scene, the active
-  joint, and every link's ``ob["vart"]`` and world matrix (under a millisecond for dozens of
+  joint, the sublinkages, and every link's ``ob["vart"]`` and world matrix (under a millisecond for dozens of
   joints), so orbiting the view costs one draw call per style.
 - ``scene.vart.overlay_enabled`` toggles it; so does the viewport's own Overlays toggle.
 - Joints are drawn on top of geometry (no depth test), so the structure shows through
@@ -22,6 +25,7 @@ import bpy
 
 from ..bridge import BridgeError, SchemaError, scene_key, schema
 from ..bridge import poses as P
+from ..bridge import sublinkages as SL
 from . import geometry as og
 
 _state: dict = {"handle": None, "shader": None, "key": None, "batches": []}
@@ -53,6 +57,7 @@ def collect(scene, active: str = "") -> list:
     any) is in the scene. ``active`` names the active joint (drawn wider)."""
     links = [ob for ob in scene.objects if schema.is_link(ob)]
     poses = link_poses(links)
+    shades = link_shades(scene, links)
     glyphs = []
     for ob in sorted(links, key=lambda o: o.name):
         if ob.name not in poses or not _visible(ob):
@@ -62,10 +67,25 @@ def collect(scene, active: str = "") -> list:
         except SchemaError:
             continue
         for j in joints:
-            g = og.glyph_from_joint(j, poses, active)
+            g = og.glyph_from_joint(j, poses, active, shades.get(j.child))
             if g is not None:
                 glyphs.append(g)
     return glyphs
+
+
+def hierarchy(scene, links) -> SL.Hierarchy:
+    """The scene's sublinkages as the bridge reads them (none if it refuses them)."""
+    try:
+        return SL.read_hierarchy(scene, links)
+    except BridgeError:
+        return SL.EMPTY
+
+
+def link_shades(scene, links) -> dict:
+    """The colour (RGBA) of each link in a sublinkage, by link name."""
+    h = hierarchy(scene, links)
+    colors = {s.name: og.sublinkage_color(s.color_tag, i) for i, s in enumerate(h.sublinkages)}
+    return {link: colors[home] for link, home in h.homes}
 
 
 def scene_geometry(scene) -> og.OverlayGeometry:
@@ -78,12 +98,12 @@ def scene_geometry(scene) -> og.OverlayGeometry:
 def cache_key(scene) -> tuple:
     """Changes whenever the drawing may change (see the module doc)."""
     sv = getattr(scene, "vart", None)
-    parts = [scene_key(scene), getattr(sv, "active_joint", "")]
-    for ob in scene.objects:
-        if schema.is_link(ob):
-            raw = ob.get(schema.KEY)
-            data = raw.to_dict() if hasattr(raw, "to_dict") else raw
-            parts.append((ob.name, repr(data), P.observe(ob), _visible(ob)))
+    links = [ob for ob in scene.objects if schema.is_link(ob)]
+    parts = [scene_key(scene), getattr(sv, "active_joint", ""), hierarchy(scene, links)]
+    for ob in links:
+        raw = ob.get(schema.KEY)
+        data = raw.to_dict() if hasattr(raw, "to_dict") else raw
+        parts.append((ob.name, repr(data), P.observe(ob), _visible(ob)))
     return tuple(parts)
 
 

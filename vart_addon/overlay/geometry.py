@@ -15,7 +15,10 @@ geometry is tested with plain pytest. Each joint becomes line segments, grouped 
 - for a joint to the world (no parent link) a **ground** symbol under the mobility frame.
 
 Colours are MSim's: tree joints ultramarine, closure joints purple, locked joints red (locked
-wins); virtual joints are lighter and dashed. The active joint is drawn wider.
+wins); virtual joints are lighter and dashed. The active joint is drawn wider. A joint whose
+child link is in a sublinkage has a ``shade`` (its sublinkage's colour,
+:func:`sublinkage_color`): its link line is drawn in that colour, a little wider, with a
+**diamond** at the child link's origin, so each sublinkage shows as one colour.
 
 Input is a :class:`JointGlyph` per joint (see :func:`glyph_from_joint` to make one from the
 bridge's ``JointData`` and link poses); output an :class:`OverlayGeometry` whose ``batches``
@@ -39,6 +42,17 @@ LINK_ALPHA = 0.7       # link lines are a little fainter than glyphs
 WIDTH_GLYPH = 2.0
 WIDTH_ACTIVE = 4.0
 WIDTH_LINK = 1.5
+WIDTH_SHADE = 2.5
+
+#: Sublinkage colours: Blender's collection colour tags (default theme, as the Outliner shows
+#: them), so a sublinkage has its collection's colour; a collection without a tag takes one in
+#: turn by its place among the sublinkages.
+TAG_COLORS = {
+    "COLOR_01": (0.89, 0.38, 0.36, 1.0), "COLOR_02": (0.95, 0.64, 0.33, 1.0),
+    "COLOR_03": (0.88, 0.82, 0.35, 1.0), "COLOR_04": (0.49, 0.77, 0.40, 1.0),
+    "COLOR_05": (0.36, 0.64, 0.82, 1.0), "COLOR_06": (0.55, 0.43, 0.84, 1.0),
+    "COLOR_07": (0.74, 0.38, 0.58, 1.0), "COLOR_08": (0.54, 0.42, 0.31, 1.0),
+}
 
 ARC_SPAN = np.deg2rad(300.0)   # an open arc, so the direction of positive rotation shows
 SEGMENTS = 32                  # segments per full circle
@@ -70,6 +84,7 @@ class JointGlyph:
     locked: bool = False
     virtual: bool = False
     active: bool = False
+    shade: tuple | None = None  # RGBA of the child link's sublinkage, None: not in one
 
 
 @dataclass
@@ -93,10 +108,19 @@ def joint_color(tree: bool, locked: bool, virtual: bool) -> tuple:
     return tuple(c + (1.0 - c) * LIGHTEN for c in base[:3]) + (base[3],)
 
 
+def sublinkage_color(color_tag: str, index: int) -> tuple:
+    """The colour of a sublinkage: its collection's colour tag's, else the ``index``-th tag's
+    (its place among the scene's sublinkages)."""
+    tags = list(TAG_COLORS)
+    return TAG_COLORS.get(color_tag, TAG_COLORS[tags[index % len(tags)]])
+
+
 def joint_styles(g: JointGlyph) -> tuple[Style, Style]:
-    """(glyph style, link-line style) of a joint."""
+    """(glyph style, link-line style) of a joint; the link line takes the sublinkage's shade."""
     c = joint_color(g.tree, g.locked, g.virtual)
     glyph = Style(c, WIDTH_ACTIVE if g.active else WIDTH_GLYPH, g.virtual)
+    if g.shade is not None:
+        return glyph, Style(tuple(g.shade), WIDTH_SHADE, g.virtual)
     link = Style(c[:3] + (c[3] * LINK_ALPHA,), WIDTH_LINK, g.virtual)
     return glyph, link
 
@@ -211,6 +235,15 @@ def local_glyph(jtype: str, s: float, q=(), pitch: float = 0.0) -> list:
     return out
 
 
+def diamond(s: float) -> list:
+    """A sublinkage member's mark: an octahedron of half-size 0.35 s (its 12 edges)."""
+    h = 0.35 * s
+    tips = [np.array(v, float) * h for v in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0),
+                                             (0, 0, 1), (0, 0, -1))]
+    return [np.array([tips[a], tips[b]]) for a in range(2) for b in range(2, 6)] + \
+        [np.array([tips[a], tips[b]]) for a in (2, 3) for b in (4, 5)]
+
+
 def ground(s: float) -> list:
     """The ground symbol, in world axes relative to a point: a stem down from the point and
     three bars of decreasing length (world xy plane) under it."""
@@ -294,6 +327,9 @@ def joint_segments(g: JointGlyph, size: float) -> dict:
         glyph += [P + origin for P in ground(size)]
     out = {glyph_style: np.concatenate([cut(P) for P in glyph])}
     line = cut(link_polyline(g))
+    if g.shade is not None:
+        origin = np.asarray(g.child_origin, float)
+        line = np.concatenate([line] + [segments(P + origin) for P in diamond(size)])
     if len(line):
         out.setdefault(link_style, np.zeros((0, 3)))
         out[link_style] = np.concatenate([out[link_style], line])
@@ -325,10 +361,11 @@ def auto_size(glyphs, default: float = 0.1, fraction: float = 0.2,
     return float(np.clip(fraction * np.median(d), lo, hi))
 
 
-def glyph_from_joint(j, poses: dict, active: str = "") -> JointGlyph | None:
+def glyph_from_joint(j, poses: dict, active: str = "", shade=None) -> JointGlyph | None:
     """A :class:`JointGlyph` from a bridge ``JointData`` (duck-typed: ``name``, ``child``,
     ``type``, ``parent``, ``T_parent_mob``, ``T_child_frame`` (16 floats row-major), ``q``,
-    ``pitch``, ``tree``, ``locked``, ``virtual``) and world poses of links by name (4x4).
+    ``pitch``, ``tree``, ``locked``, ``virtual``) and world poses of links by name (4x4);
+    ``shade``: the colour of its child link's sublinkage, or None.
     None if the child, or a named parent, has no pose (not in the scene)."""
     if j.child not in poses or (j.parent is not None and j.parent not in poses):
         return None
@@ -341,4 +378,4 @@ def glyph_from_joint(j, poses: dict, active: str = "") -> JointGlyph | None:
         parent_origin=None if j.parent is None else T_parent[:3, 3].copy(),
         child_origin=T_child[:3, 3].copy(), q=tuple(j.q), pitch=float(j.pitch),
         tree=bool(j.tree), locked=bool(j.locked), virtual=bool(j.virtual),
-        active=(j.name == active))
+        active=(j.name == active), shade=shade)

@@ -63,7 +63,7 @@ class VART_PT_solver(C.Panel, bpy.types.Panel):
 
 def status_lines(sv) -> list[tuple[str, str]]:
     """(text, icon) lines of the last solve's status, one per priority level, with unmet
-    goals by name."""
+    goals by name, then what each sublinkage could not reach."""
     out = []
     if sv.status_summary:
         out.append((sv.status_summary, 'INFO'))
@@ -73,6 +73,9 @@ def status_lines(sv) -> list[tuple[str, str]]:
                     'CHECKMARK' if ok else 'ERROR'))
         if lv.unmet:
             out.append((f"   unmet: {lv.unmet}", 'BLANK1'))
+    for part in filter(None, getattr(sv, "status_unreached", "").split(" | ")):
+        home, _, goals = part.partition(": ")
+        out.append((f"{home} could not reach: {goals}", 'OUTLINER_COLLECTION'))
     return out
 
 

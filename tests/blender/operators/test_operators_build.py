@@ -134,6 +134,8 @@ OPERATOR_IDS = ["make_links", "add_joint", "add_virtual_link", "remove_joint",
                 "solve"]
 #: The animation operators (vart_addon.operators.animate), also in the Vart menu.
 ANIMATION_IDS = ["drag", "operate_joint_modal", "key_joint", "key_pose", "bake"]
+#: The sublinkage operators (vart_addon.operators.sublinkages), in the Vart menu too.
+SUBLINKAGE_IDS = ["make_sublinkage", "set_disposition", "dissolve_sublinkage"]
 
 
 def test_every_operator_is_registered_with_its_properties(vart_registered):
@@ -212,7 +214,8 @@ def test_the_vart_menu_is_in_the_object_menu_and_reaches_every_operator(vart_reg
                 assert hasattr(bpy.ops.vart, idname[5:])
                 bpy.ops.vart.__getattr__(idname[5:]).get_rna_type()  # exists in RNA
                 reached.add(idname[5:])
-    assert reached == set(OPERATOR_IDS + ANIMATION_IDS) == set(menus.OPERATORS)
+    assert reached == set(OPERATOR_IDS + ANIMATION_IDS + SUBLINKAGE_IDS) \
+        == set(menus.OPERATORS)
     real = draw("VART_MT_add_joint")
     assert [p.joint_type for _, _, p in real][:2] == ["revolute", "prismatic"]
     assert len(real) == 13 and not any(p.virtual for _, _, p in real)
