@@ -12,7 +12,8 @@ from vart_addon.solver.levels import LEVEL_NAMES
 
 
 def two_link_arm() -> Linkage:
-    """A planar 2R arm (links 1 m) whose tip is dragged to (1.2, 0.9)."""
+    """A planar 2R arm (joints at the origin and at x = 1 m, every link frame at the origin
+    at q = 0) whose tip link is dragged to (1.2, 0.9)."""
     lk = Linkage()
     lk.add_link("upper")
     lk.add_link("fore")

@@ -7,7 +7,8 @@ CSV and JSON, written atomically (:func:`vart_addon.formats.atomic.write_atomic`
 - ``<name>.json``: ``{"format": "vart-study-results", "version": 1, "study", "columns":
   [{"name", "unit"}], "rows", "derived": {"limits", "stability", "sensitivity"}, "run":
   {"samples", "chunks", "workers", "where", "seconds", "samples_per_s", "retried", "failed"}}``
-  (NaN written as null).
+  (NaN written as null); with the study's ``trace``, also ``"trace": {sample: [rows]}``, each
+  sample's solver iterations (:class:`vart_addon.solver.trace.TraceRow` as a dict).
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ class Results:
     rows: list
     derived: dict
     run: dict = field(default_factory=dict)
+    traces: dict = field(default_factory=dict)  # {sample: [TraceRow dicts]} (study "trace")
 
     def column(self, name: str) -> list:
         i = [c.name for c in self.columns].index(name)
@@ -66,6 +68,8 @@ def to_json(res: Results) -> str:
     doc = {"format": "vart-study-results", "version": 1, "study": res.study_doc,
            "columns": [{"name": c.name, "unit": c.unit} for c in res.columns],
            "rows": res.rows, "derived": res.derived, "run": res.run}
+    if res.traces:
+        doc["trace"] = {str(k): v for k, v in res.traces.items()}
     return json.dumps(_clean(doc), indent=1, allow_nan=False) + "\n"
 
 

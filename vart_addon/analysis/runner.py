@@ -98,10 +98,11 @@ def run(p: Plan, *, workers: int | None = None, client=None, upload: bool = True
     ``task``: the chunk function (:func:`.sweep.solve_chunk`)."""
     t0 = time.perf_counter()
     total = sum(len(v) for _, v in p.chunks)
-    state: dict = {"rows": [], "done": 0, "retried": [], "failed": []}
+    state: dict = {"rows": [], "done": 0, "retried": [], "failed": [], "traces": {}}
 
     def take(out):
         state["rows"] += out["rows"]
+        state["traces"].update(out.get("traces", {}))
         state["done"] += len(out["rows"])
         if progress is not None:
             progress(state["done"], total)
@@ -123,7 +124,9 @@ def run(p: Plan, *, workers: int | None = None, client=None, upload: bool = True
     run_info = {"samples": state["done"], "chunks": len(p.chunks), "workers": n, "where": where,
                 "seconds": seconds, "samples_per_s": state["done"] / seconds if seconds else None,
                 "retried": state["retried"], "failed": state["failed"]}
-    return R.assemble(p.study, p.study_doc, p.columns, state["rows"], run_info)
+    res = R.assemble(p.study, p.study_doc, p.columns, state["rows"], run_info)
+    res.traces = dict(sorted(state["traces"].items()))
+    return res
 
 
 def _run_pool(p, n, take, state, task):

@@ -8,7 +8,7 @@ The document::
      "variables": [{"joint": "step", "dof": 0, "grid": {"start": 0.0, "stop": 0.08, "count": 41}}],
      "samples": null, "seed": 0,
      "contacts": [{"joint": "heel_r", "when": "at_limit"}, {"joint": "toe_r", "when": "always"}],
-     "chunk": 8, "limit_tol": 1e-6}
+     "chunk": 8, "limit_tol": 1e-6, "trace": false}
 
 - ``variables``: each a joint (``dof``: which of its values, default 0) and either a ``grid``
   (``start``, ``stop``, ``count`` >= 1: evenly spaced, both ends included) or a distribution:
@@ -23,6 +23,8 @@ The document::
 - ``chunk``: samples per task (each chunk is solved warm-started along its samples from the
   model's configuration, so the table does not depend on how many workers run it).
 - ``limit_tol``: how close to a limit (m, rad) counts as at the limit.
+- ``trace``: also keep each sample's solver trace (per iteration: errors per level, step
+  norm, damping, time; :mod:`vart_addon.solver.trace`) in the results' JSON.
 """
 from __future__ import annotations
 
@@ -39,7 +41,7 @@ VERSION = 1
 DISTRIBUTIONS = {"uniform": ("low", "high"), "normal": ("mean", "std"),
                  "truncnormal": ("mean", "std", "low", "high")}
 _TOP = {"format", "version", "variables", "samples", "seed", "contacts", "chunk", "limit_tol",
-        "name"}
+        "name", "trace"}
 
 
 class StudyError(VartError):
@@ -78,6 +80,7 @@ class Study:
     chunk: int
     limit_tol: float
     name: str = "study"
+    trace: bool = False
 
     @property
     def is_grid(self) -> bool:
@@ -249,5 +252,8 @@ def parse(doc) -> Study:
     name = doc.get("name", "study")
     if not isinstance(name, str):
         _fail("name", "text", name)
+    trace = doc.get("trace", False)
+    if not isinstance(trace, bool):
+        _fail("trace", "true or false", trace)
     return Study(variables, tuple(contacts), samples, seed, _whole(doc, "chunk", "", 8),
-                 float(tol), name)
+                 float(tol), name, trace)

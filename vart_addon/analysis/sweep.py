@@ -49,18 +49,22 @@ def apply_values(lk, study: Study, values) -> None:
 
 def solve_chunk(model_text: str, study_doc: dict, start: int, values: list) -> dict:
     """Solve samples ``start``, ``start + 1``, ... at ``values`` (a list of per-variable
-    lists) in order, warm-started along them. Returns ``{"start", "rows", "seconds"}``: one
-    row per sample (:class:`.quantities.Recorder`'s columns); a sample whose solve raised has
-    NaN in every number, status ``error`` and the error as its ``unmet``."""
+    lists) in order, warm-started along them. Returns ``{"start", "rows", "seconds",
+    "traces"}``: one row per sample (:class:`.quantities.Recorder`'s columns); a sample whose
+    solve raised has NaN in every number, status ``error`` and the error as its ``unmet``.
+    ``traces``: with the study's ``trace``, ``{sample: [TraceRow.as_dict(), ...]}``, else
+    empty."""
     t0 = time.perf_counter()
     study = parse(study_doc)
     lk, solver, rec = prepare(model_text, study)
-    rows = []
+    rows, traces = [], {}
     for k, vals in enumerate(values):
         try:
             apply_values(lk, study, vals)
-            status = solver.solve()
+            status = solver.solve(trace=study.trace)
             rows.append(rec.row(start + k, vals, status))
+            if status.trace is not None:
+                traces[start + k] = [r.as_dict() for r in status.trace]
         except (VartError, FloatingPointError, np.linalg.LinAlgError) as e:
             row: list = [float("nan")] * len(rec.columns)
             row[0] = start + k
@@ -68,4 +72,5 @@ def solve_chunk(model_text: str, study_doc: dict, start: int, values: list) -> d
             row[-3] = "error"
             row[-1] = f"error: {e}"
             rows.append(row)
-    return {"start": start, "rows": rows, "seconds": time.perf_counter() - t0}
+    return {"start": start, "rows": rows, "seconds": time.perf_counter() - t0,
+            "traces": traces}
