@@ -34,6 +34,7 @@ from bpy.app.handlers import persistent
 from ..bridge import build as B
 from ..bridge import scene_key
 from ..bridge import schema as S
+from ..bridge import sublinkages as SL
 from ..properties import LIVE_TOGGLED, store_status, summary
 from ..shared.bridge_cache import bridge_for, solve_kw
 from .bake_result import BakeError
@@ -83,7 +84,8 @@ def _show(scene, cache: LiveCache) -> None:
     kw = solve_kw(scene, bake=True)
     curves, driven = scan(obs)
     static = static_signature(obs, curves, driven,
-                              (scene.frame_start, kw["settings"], kw["gravity"]))
+                              (scene.frame_start, kw["settings"], kw["gravity"],
+                               SL.read_hierarchy(scene, obs.values())))  # the sublinkages
     _unmark(scene, cache.validate(static, curves))
     bridge = bridge_for(scene)
     if cache.solver is not None and bridge.linkage is not cache.solver.lk:

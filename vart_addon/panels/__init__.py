@@ -8,6 +8,8 @@ Modules, registered in this order (and unregistered in reverse):
   stored);
 - :mod:`.joints`: the joint UIList, the Joints and Active Joint panels;
 - :mod:`.scene`: the Active Link, Solver and Scene (gravity, overlay toggle) panels;
+- :mod:`.sublinkages`: the Sublinkages panel (the scene's sublinkage collections, their
+  dispositions) and ``Collection.vart_disposition``;
 - :mod:`.animation`: the Animation panel (drag, Key Pose, Bake, trajectory export and import,
   the last bake's outcome);
 - :mod:`.checks`: the Will It Run? panel (clearance check, the last check's contacts);
@@ -19,7 +21,8 @@ they stay hidden (poll) while it is missing.
 
 import importlib
 
-_MODULES = ("rows", "live", "joints", "scene", "animation", "checks", "examples")
+_MODULES = ("rows", "live", "joints", "scene", "sublinkages", "animation", "checks",
+            "examples")
 _registered: list = []
 
 

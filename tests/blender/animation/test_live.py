@@ -16,6 +16,7 @@ from vart_addon.animation import live
 from vart_addon.animation.frame_step import FrameSolver
 from vart_addon.bridge import animation as A
 from vart_addon.bridge import schema as S
+from vart_addon.bridge import sublinkages as SL
 from vart_addon.shared.bridge_cache import bridge_for, solve_kw
 
 N = X.STORY_FRAMES
@@ -161,6 +162,12 @@ def test_editing_a_key_forgets_exactly_the_frames_it_changes(vart_registered):
     scene.vart.damping = 0.06
     scene.frame_set(3)
     assert sorted(cache.frames) == list(range(1, 4))
+    wheel = bpy.data.collections.new("Wheel")  # a sublinkage (issue 22): every frame too
+    scene.collection.children.link(wheel)
+    SL.write_disposition(wheel, "simultaneous")
+    wheel.objects.link(bpy.data.objects["leg0_wheel"])
+    scene.frame_set(2)
+    assert sorted(cache.frames) == list(range(1, 3))
 
 
 def test_a_file_load_an_undo_and_another_scene_forget_what_was_solved(vart_registered,

@@ -478,3 +478,30 @@ def test_values_are_formatted_in_the_scene_units():
     assert C.fmt(0.25, False, scene) == "0.25"
     assert C.fmt(float("inf"), False, scene) == "\u221e"
     assert C.fmt(-float("inf"), True, scene) == "-\u221e"
+
+
+def test_sublinkages_panel_lists_each_with_its_disposition_editable_in_place():
+    from vart_addon.bridge import sublinkages as SL
+    from vart_addon.panels import sublinkages as PSL
+    a, b, c = robot()
+    assert "No sublinkage: each is a collection" in labels(draw(PSL.VART_PT_sublinkages))
+    outer = bpy.data.collections.new("Legs")
+    bpy.context.scene.collection.children.link(outer)
+    inner = bpy.data.collections.new("Knee")
+    outer.children.link(inner)
+    SL.write_disposition(outer, "driving")
+    SL.write_disposition(inner, "driven")
+    inner.objects.link(b)
+    bpy.context.scene.collection.objects.unlink(b)
+    bpy.context.view_layer.objects.active = b
+    log = draw(PSL.VART_PT_sublinkages)
+    assert labels(log)[:1] == ["B is in sublinkage Knee"]
+    assert "Legs (0)" in labels(log) and "Knee (1)" in labels(log)
+    assert props(log) == ["vart_disposition", "vart_disposition"]
+    assert [b_["factor"] for n, b_ in log if n == "separator"] == [0.0, 1.5]  # nested
+    assert inner.vart_disposition == "driven"
+    inner.vart_disposition = "simultaneous"  # the sidebar's field writes the collection
+    assert SL.disposition_of(inner) == "simultaneous"
+    plain = bpy.data.collections.new("Plain")
+    plain.vart_disposition = "driven"  # not a sublinkage: the field does not make one
+    assert SL.disposition_of(plain) is None
