@@ -179,3 +179,44 @@ def test_the_cache_key_changes_with_what_is_drawn_only():
     scene.collection.objects.link(plain)
     c.hide_set(False)
     assert overlay.cache_key(scene) == k3, "objects that are not links do not matter"
+
+
+def test_each_sublinkage_is_shaded_in_its_collections_colour():
+    """B in sublinkage Leg (colour tag 4), C in Foot nested in it (no tag: the palette's
+    second colour): their joints' link lines take the colour, with a diamond at the child
+    link; A's stay MSim's. The cache key sees membership, disposition and tag; bad
+    collection data draws unshaded."""
+    from vart_addon.bridge import sublinkages as SL
+    a, b, c = robot()
+    scene = bpy.context.scene
+    k0 = overlay.cache_key(scene)
+    leg = bpy.data.collections.new("Leg")
+    scene.collection.children.link(leg)
+    foot = bpy.data.collections.new("Foot")
+    leg.children.link(foot)
+    leg.color_tag = 'COLOR_04'
+    SL.write_disposition(leg, "driving")
+    SL.write_disposition(foot, "driven")
+    leg.objects.link(b)
+    foot.objects.link(c)
+    assert overlay.link_shades(scene, [a, b, c]) == {"B": og.TAG_COLORS["COLOR_04"],
+                                                     "C": og.TAG_COLORS["COLOR_02"]}
+    k1 = overlay.cache_key(scene)
+    assert k1 != k0
+    glyphs = {g.name: g for g in overlay.collect(scene)}
+    assert glyphs["hip"].shade is None and glyphs["knee"].shade == og.TAG_COLORS["COLOR_04"]
+    assert glyphs["slide"].shade == glyphs["loop"].shade == og.TAG_COLORS["COLOR_02"]
+    geo = overlay.scene_geometry(scene)
+    shaded = [s for s in geo.batches if s.color == og.TAG_COLORS["COLOR_04"]]
+    assert [s.width for s in shaded] == [og.WIDTH_SHADE]
+    plain = og.build([glyphs["knee"].__class__(**{**glyphs["knee"].__dict__, "shade": None})],
+                     1.0)
+    assert og.build([glyphs["knee"]], 1.0).segment_count == plain.segment_count + 12  # diamond
+    SL.write_disposition(foot, "simultaneous")
+    k2 = overlay.cache_key(scene)
+    assert k2 != k1
+    foot.color_tag = 'COLOR_07'
+    assert overlay.cache_key(scene) != k2
+    foot["vart"] = {"sublinkage": {"disposition": "sideways"}}
+    assert overlay.link_shades(scene, [a, b, c]) == {}
+    assert len(overlay.collect(scene)) == 4
