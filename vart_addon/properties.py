@@ -21,6 +21,9 @@ sidebar panels read and edit these fields by name:
   per joint, worst first), ``peaks_index`` (a click selects the joint and jumps to the
   frame), ``plot_acceleration_limit`` (rad/s^2) and ``plot_linear_acceleration_limit``
   (m/s^2).
+- the study (``vart.run_study``, :mod:`.studies.keyed`): ``study`` (the swept joint, its
+  sampling, the contacts, where its table goes; :class:`VART_PG_study`) and
+  ``study_summary``.
 
 :func:`solver_settings` turns the knobs into a :class:`vart_addon.solver.Settings`;
 :func:`gravity_of` gives the gravity vector or None; :func:`store_status` records a
@@ -30,6 +33,7 @@ import bpy
 from bpy.props import (
     BoolProperty,
     CollectionProperty,
+    EnumProperty,
     FloatProperty,
     FloatVectorProperty,
     IntProperty,
@@ -108,6 +112,52 @@ class VART_PG_status_level(bpy.types.PropertyGroup):
                       "the level was last updated")
 
 
+class VART_PG_study_contact(bpy.types.PropertyGroup):
+    """A support point of a study (``name``: the joint; its child-side frame's origin)."""
+
+    at_limit: BoolProperty(
+        name="At Limit", description="A support only while one of the joint's values is at a "
+        "limit (a point-slider that touched down); off: always", default=False)
+
+
+class VART_PG_study(bpy.types.PropertyGroup):
+    """What *Run Study* sweeps (``scene.vart.study``): a study file's fields
+    (:mod:`vart_addon.analysis.study`) for one variable. Values in the joint's units (m or
+    rad)."""
+
+    joint: StringProperty(name="Joint", description="The joint whose value the study varies")
+    dof: IntProperty(name="Value", description="Which of the joint's values (0: the first)",
+                     default=0, min=0, max=5)
+    sampling: EnumProperty(
+        name="Sampling", default='GRID', items=(
+            ('GRID', "Range", "Evenly spaced from Start to Stop, both included (a sweep)"),
+            ('UNIFORM', "Uniform", "Monte Carlo: uniform between Start and Stop"),
+            ('NORMAL', "Normal", "Monte Carlo: normal with Mean and Std"),
+            ('TRUNCNORMAL', "Truncated Normal", "Monte Carlo: normal with Mean and Std, "
+             "kept between Start and Stop")))
+    start: FloatProperty(name="Start", description="First value of the range (the low end "
+                         "of a distribution)", default=0.0, precision=4)
+    stop: FloatProperty(name="Stop", description="Last value of the range (the high end of "
+                        "a distribution)", default=0.1, precision=4)
+    mean: FloatProperty(name="Mean", default=0.0, precision=4)
+    std: FloatProperty(name="Std", description="Standard deviation", default=0.01, min=0.0,
+                       precision=4)
+    samples: IntProperty(name="Samples", description="Samples, one per frame from First Frame",
+                         default=41, min=1, soft_max=1000)
+    seed: IntProperty(name="Seed", description="Seed of the Monte Carlo draws", default=0,
+                      min=0)
+    chunk: IntProperty(name="Chunk", description="Samples solved warm-started in a row (as a "
+                       "task of a headless run: the same table)", default=8, min=1)
+    contacts: CollectionProperty(type=VART_PG_study_contact)
+    contact_index: IntProperty(name="Contact", default=0, min=0)
+    first_frame: IntProperty(name="First Frame", description="The frame of the first sample",
+                             default=1)
+    output: StringProperty(name="Table", description="Folder for the study's CSV and JSON "
+                           "table (empty: none written)", subtype='DIR_PATH')
+    trace: BoolProperty(name="Trace", description="Keep each sample's solver iterations in "
+                        "the JSON table", default=False)
+
+
 class VART_PG_settings(bpy.types.PropertyGroup):
     """vart's scene settings (``scene.vart``)."""
 
@@ -170,6 +220,8 @@ class VART_PG_settings(bpy.types.PropertyGroup):
         name="Linear Acceleration Limit", default=0.0, min=0.0,
         description="Acceleration limit of prismatic joints for the peaks list (m/s^2; "
                     "0: none)")
+    study: PointerProperty(type=VART_PG_study)
+    study_summary: StringProperty(name="Last Study", description="Outcome of the last study")
 
 
 def solver_settings(scene) -> Settings:
@@ -233,7 +285,8 @@ def unreached_text(status: SolveStatus) -> str:
                       for home, goals in status.unreached.items())
 
 
-classes = (VART_PG_peak, VART_PG_status_level, VART_PG_settings)
+classes = (VART_PG_peak, VART_PG_status_level, VART_PG_study_contact, VART_PG_study,
+           VART_PG_settings)
 
 
 def register() -> None:

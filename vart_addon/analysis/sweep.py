@@ -47,13 +47,15 @@ def apply_values(lk, study: Study, values) -> None:
         lk.lock_joint(v.joint, lock)
 
 
-def solve_chunk(model_text: str, study_doc: dict, start: int, values: list) -> dict:
+def solve_chunk(model_text: str, study_doc: dict, start: int, values: list,
+                on_sample=None) -> dict:
     """Solve samples ``start``, ``start + 1``, ... at ``values`` (a list of per-variable
     lists) in order, warm-started along them. Returns ``{"start", "rows", "seconds",
     "traces"}``: one row per sample (:class:`.quantities.Recorder`'s columns); a sample whose
     solve raised has NaN in every number, status ``error`` and the error as its ``unmet``.
     ``traces``: with the study's ``trace``, ``{sample: [TraceRow.as_dict(), ...]}``, else
-    empty."""
+    empty. ``on_sample(sample, linkage)`` (optional, in this process: Blender keys the poses
+    with it) is called after each sample solved, the linkage at its solution."""
     t0 = time.perf_counter()
     study = parse(study_doc)
     lk, solver, rec = prepare(model_text, study)
@@ -65,6 +67,8 @@ def solve_chunk(model_text: str, study_doc: dict, start: int, values: list) -> d
             rows.append(rec.row(start + k, vals, status))
             if status.trace is not None:
                 traces[start + k] = [r.as_dict() for r in status.trace]
+            if on_sample is not None:
+                on_sample(start + k, lk)
         except (VartError, FloatingPointError, np.linalg.LinAlgError) as e:
             row: list = [float("nan")] * len(rec.columns)
             row[0] = start + k

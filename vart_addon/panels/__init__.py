@@ -13,6 +13,7 @@ Modules, registered in this order (and unregistered in reverse):
 - :mod:`.animation`: the Animation panel (drag, Key Pose, Bake, trajectory export and import,
   the last bake's outcome);
 - :mod:`.checks`: the Will It Run? panel (clearance check, the last check's contacts);
+- :mod:`.studies`: the Study panel (the swept joint, sampling, contacts; Run Study);
 - :mod:`.examples`: the Examples panel (Add Example, Key Joint) and Shift+A > Vart Example.
 
 The panels need ``Scene.vart`` (``vart_addon.properties``), so register this package after it;
@@ -22,7 +23,7 @@ they stay hidden (poll) while it is missing.
 import importlib
 
 _MODULES = ("rows", "live", "joints", "scene", "sublinkages", "animation", "checks",
-            "examples")
+            "studies", "examples")
 _registered: list = []
 
 
