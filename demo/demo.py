@@ -9,12 +9,15 @@
 3. the camera-tilt articulation with vart's own operators, as a user does it: the 3D cursor
    on the side camera, turned so that its z axis is the camera's horizontal axis; the deck
    alone selected; ``vart.add_joint`` (revolute, virtual, "tilt"): the deck now hangs from
-   the world by that joint. Each wheel selected in turn, the cursor at its contact point:
-   ``vart.add_joint`` (spherical, virtual): the feet are pinned to the ground;
+   the world by that joint. Each wheel selected in turn, the cursor at its contact point
+   (unturned: z up): ``vart.add_joint`` (revolute, virtual): each wheel stands upright on its
+   contact point, free to steer about the vertical, never to lean, slide or lift;
 4. the last frame: ``vart.operate_joint`` to 20 degrees, ``vart.key_joint``; frame 1:
    ``vart.operate_joint`` to 0, ``vart.key_joint``;
 5. ``vart.bake`` over the frames; the baked values checked frame by frame (every closure's
-   residual, every real joint against its limits: :func:`vart_addon.examples.check_baked`);
+   residual, every real joint against its limits: :func:`vart_addon.examples.check_baked`),
+   and the clearance check (:func:`vart_addon.checks.clearance.check_clearance`: no tyre in
+   the ground, no link in another);
 6. the real joints' trajectory exported as CSV, ROS JointTrajectory JSON and Klampt .path
    (:func:`vart_addon.io_trajectory.export_trajectory`: a waypoint whenever a joint moved 2
    degrees), and the scene saved as a .blend;
@@ -22,8 +25,8 @@
    temporary objects in the overlay's colours (ultramarine tree joints, purple closures,
    lighter when virtual; the tilt axis as a rod), since the overlay does not render.
 
-Prints the figures; exits 1 if a closure is off by more than 1e-6 or a real joint leaves
-its limits. Output goes to ``demo_out/`` (git-ignored).
+Prints the figures; exits 1 if a closure is off by more than 1e-6, a real joint leaves
+its limits or a link touches the ground or another link. Output goes to ``demo_out/`` (git-ignored).
 """
 from __future__ import annotations
 
@@ -85,7 +88,7 @@ def build_story(frames: int):
         p = wheel.matrix_world.translation
         cursor((p.x, p.y, p.z - WHEEL_RADIUS))  # the wheel's contact point on the ground
         select(wheel)
-        run(bpy.ops.vart.add_joint, joint_type="spherical", virtual=True, name=f"leg{k}_pin")
+        run(bpy.ops.vart.add_joint, joint_type="revolute", virtual=True, name=f"leg{k}_pin")
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = 1, frames
     scene.vart.active_joint = "tilt"
@@ -259,6 +262,7 @@ def main(argv=None) -> dict:
     import vart_addon
     from vart_addon import examples as X
     from vart_addon import io_trajectory as TB
+    from vart_addon.checks.clearance import check_clearance
     vart_addon.register()
     try:
         scene = bpy.context.scene
@@ -267,6 +271,7 @@ def main(argv=None) -> dict:
         run(bpy.ops.vart.bake, frame_start=1, frame_end=args.frames)
         bake_s = time.perf_counter() - t
         check = X.check_baked(scene, 1, args.frames)
+        clearance = check_clearance(scene, 1, args.frames)
         exported = {}
         for ext in ("csv", "json", "path"):
             res = TB.export_trajectory(scene, args.out / f"camera_tilt.{ext}")
@@ -287,20 +292,22 @@ def main(argv=None) -> dict:
                        pose_error=check.pose_error, waypoints=res.written.n_times,
                        joints=res.written.n_joints, violations=len(res.violations),
                        summary=scene.vart.bake_summary or scene.vart.status_summary,
+                       contacts=len(clearance.contacts()), clearance=clearance.summary(),
                        paths=[str(r.path) for r in exported.values()] + [str(blend)]
                        + ([str(picture)] if picture else []),
                        total_s=time.perf_counter() - t0)
     finally:
         vart_addon.unregister()
     report(figures)
-    figures["ok"] = figures["closure_error"] <= TOL and figures["limit_excess"] <= 0.0
+    figures["ok"] = figures["closure_error"] <= TOL and figures["limit_excess"] <= 0.0 and \
+        figures["contacts"] == 0
     return figures
 
 
 def report(f: dict) -> None:
     print()
     print("vart demo: story 1, camera tilt (ATHLETE-like hexapod, virtual revolute deck-world "
-          f"0 -> {TILT_DEG:g} degrees, six feet pinned)")
+          f"0 -> {TILT_DEG:g} degrees, six wheels upright on their contact points)")
     print(f"  frames baked:              {f['frames']}")
     print(f"  bake time:                 {f['bake_s']:.2f} s ({f['frames'] / f['bake_s']:.0f} "
           "frames/s)")
@@ -313,6 +320,7 @@ def report(f: dict) -> None:
     print(f"  limit violations exported: {f['violations']} (position and velocity, every "
           "frame)")
     print(f"  bake:                      {f['summary']}")
+    print(f"  clearance:                 {f['clearance']}")
     print("  files:")
     for p in f["paths"]:
         print(f"    {p}")

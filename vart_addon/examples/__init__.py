@@ -22,6 +22,7 @@ import bpy
 from .check import check_baked
 from .common import MECHANISM_FRAMES, Built, ExampleError, pose
 from .robots import (
+    ANKLE_INCLINE,
     STANDING,
     WHEEL_RADIUS,
     contact,
@@ -43,8 +44,8 @@ from .tower import build_tower
 
 #: What callers outside this package use (the operator and panel, the demo, the tests).
 __all__ = ["Example", "EXAMPLES", "ExampleError", "add_example", "check_baked", "STANDING",
-           "WHEEL_RADIUS", "MECHANISM_FRAMES", "STORY_FRAMES", "TRENCH", "PINCH", "contact",
-           "pose", "load_athlete"]
+           "ANKLE_INCLINE", "WHEEL_RADIUS", "MECHANISM_FRAMES", "STORY_FRAMES", "TRENCH",
+           "PINCH", "contact", "pose", "load_athlete"]
 
 
 @dataclass(frozen=True)

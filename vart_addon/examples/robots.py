@@ -35,11 +35,46 @@ from .common import (
 
 ASSETS = pathlib.Path(__file__).resolve().parents[2] / "assets"
 
-#: The hexapod's standing pose per limb joint (rad): thigh up 20 degrees, the ankle segment
-#: straight down, so each wheel touches the ground directly under its centre.
-STANDING = {"hip_yaw": 0.0, "hip_pitch": -0.35, "knee_pitch": 1.45,
+#: The reference stance per limb joint (rad): thigh up 20 degrees, the ankle segment straight
+#: down; it fixes where each wheel stands (:func:`stance`).
+STRAIGHT = {"hip_yaw": 0.0, "hip_pitch": -0.35, "knee_pitch": 1.45,
             "ankle_pitch": math.pi / 2 - 1.10, "ankle_roll": 0.0, "wheel": 0.0}
+#: How far (rad) the standing hexapod inclines each ankle segment from the vertical (negative:
+#: its wheel outward of the ankle, see :func:`stance`). With the segment straight down the
+#: ankle roll axis is vertical, parallel to the hip yaw axis, and no joint can lean the wheel
+#: about its heading: a wheel held upright then locks the deck's roll to first order (the
+#: stories' solves stall at once). Inclined, the ankle roll axis has a component along the
+#: heading, and the ankle roll leans the wheel back upright.
+ANKLE_INCLINE = -0.3
 WHEEL_RADIUS = 0.15         # m (tools/make_assets.py)
+#: A limb's thigh, shin and ankle segment (ankle pitch joint to wheel centre: ANKLE + FOOT), m
+#: (tools/make_assets.py).
+LIMB = (0.8, 0.8, 0.35)
+
+
+def stance(incline: float) -> dict:
+    """A limb's joint values (rad) with its wheel centre where :data:`STRAIGHT` puts it and its
+    ankle segment (ankle pitch -> wheel centre) inclined ``incline`` rad from straight down
+    (positive: the wheel inward of the ankle pitch joint), the knee up; the wheel upright
+    (ankle roll 0), for the limb lengths :data:`LIMB`."""
+    thigh, shin, foot = LIMB
+    # the pitch plane, from the hip pitch joint: x outward, z up; cumulative pitch a points a
+    # segment along (cos a, -sin a)
+    a1 = STRAIGHT["hip_pitch"]
+    a2 = a1 + STRAIGHT["knee_pitch"]
+    centre = thigh * np.array([math.cos(a1), -math.sin(a1)]) + \
+        shin * np.array([math.cos(a2), -math.sin(a2)]) - (0.0, foot)
+    ankle = centre + foot * np.array([math.sin(incline), math.cos(incline)])
+    reach = float(np.linalg.norm(ankle))
+    knee = math.acos((reach ** 2 - thigh ** 2 - shin ** 2) / (2 * thigh * shin))
+    hip = math.atan2(-ankle[1], ankle[0]) - math.atan2(shin * math.sin(knee),
+                                                       thigh + shin * math.cos(knee))
+    return dict(STRAIGHT, hip_pitch=hip, knee_pitch=knee,
+                ankle_pitch=math.pi / 2 + incline - hip - knee)
+
+
+#: The hexapod's standing pose per limb joint (rad): :func:`stance` at :data:`ANKLE_INCLINE`.
+STANDING = stance(ANKLE_INCLINE)
 
 
 def asset(name: str) -> pathlib.Path:
@@ -55,25 +90,28 @@ def _import(context, name: str, **kw):
     return import_urdf(asset(name), context=context, scene=context.scene, use_env=False, **kw)
 
 
-def standing_pose() -> tuple[dict, float]:
+def standing_pose(straight=()) -> tuple[dict, float]:
     """(URDF joint values, deck height) of the standing hexapod: the wheels' lowest points on
-    z = 0."""
+    z = 0; the legs in ``straight`` stand with their ankle segment straight down
+    (:data:`STRAIGHT`), the others as :data:`STANDING`."""
     from ..formats.urdf import files as urdf
-    q = {f"leg{k}_{j}": v for k in range(6) for j, v in STANDING.items()}
+    q = {f"leg{k}_{j}": v for k in range(6)
+         for j, v in (STRAIGHT if k in straight else STANDING).items()}
     robot = urdf.read_urdf(asset("athlete"))
     T = urdf.link_poses(robot, q)
     return q, WHEEL_RADIUS - float(T["leg0_wheel"][2, 3])
 
 
-def load_athlete(context) -> Built:
-    q, height = standing_pose()
+def load_athlete(context, straight=()) -> Built:
+    """The hexapod standing at the 3D cursor (:func:`standing_pose`)."""
+    q, height = standing_pose(straight)
     o = _origin(context)
     robot = _import(context, "athlete", q=q, base_pose=at(o + (0.0, 0.0, height)))
     return Built("athlete", robot.collection, dict(robot), [])
 
 
 def contact(wheel_ob) -> np.ndarray:
-    """The lowest point of a standing wheel (world): under its centre by the radius."""
+    """The lowest point of an upright wheel (world): under its centre by the radius."""
     return pose(wheel_ob)[:3, 3] - (0.0, 0.0, WHEEL_RADIUS)
 
 

@@ -2,13 +2,19 @@
 articulation, added with vart's own operators exactly as a user would (select links, put the
 3D cursor at the joint, ``vart.add_joint``, ``vart.lock``, ``vart.operate_joint``...;
 :class:`~.steps.Steps`), and the driving virtual joint keyed over frames 1..:data:`STORY_FRAMES`
-(press Bake). Feet on the ground are pinned by a virtual spherical joint to the world at the
-wheel's contact point ("feet locked to the ground"): the wheel may pivot about that point but
-not slide or lift. (Locking the wheel link's whole pose would over-constrain a six-joint limb
-whose wheel axis is parallel to its pitch axes.)
+(press Bake). Feet on the ground are pinned ("feet locked to the ground") as a real ATHLETE's
+wheels can be: a virtual revolute joint from the world to the wheel about the vertical through
+its contact point keeps the wheel upright there, free to steer about it, never to lean, slide
+or lift (a wheel leaning about a spherical pin puts its rim into the ground); when the foot
+pitches, the wheel joint turns the wheel back, so the tyre does not slip. (Locking the wheel
+link's whole pose would over-constrain a six-joint limb whose wheel axis is parallel to its
+pitch axes.) The hexapod stands with its ankle segments inclined
+(:data:`~.robots.ANKLE_INCLINE`): straight down, no joint could lean a wheel back upright and a
+deck that rolls could not start to move. Story 3's leg 0, which turns the camera about the
+vertical with its ankle roll, stands with its ankle straight down.
 
 1. ``camera_tilt``: a virtual revolute ``tilt`` between the world and the deck, its axis the
-   side camera's horizontal axis through the camera; six feet pinned. ``tilt`` keyed 0 -> 20
+   side camera's horizontal axis through the camera; six wheels pinned. ``tilt`` keyed 0 -> 20
    degrees: the camera tilts down about its own axis, the legs follow.
 2. ``trenching``: a virtual cartesian-3 ``deck_flat`` (world -> deck: the deck translates,
    never rotates); leg 0's foot is the scoop, held by a chain world -(prismatic ``trench``)->
@@ -43,12 +49,12 @@ STORY_FRAMES = 48           # frames 1..48 (2 s at 24 fps)
 
 
 def _pins(steps: Steps, robot, legs) -> list:
-    """Pin the wheels of ``legs`` to the ground: a virtual spherical joint to the world at
-    each wheel's contact point."""
+    """Stand the wheels of ``legs`` upright on the ground: a virtual revolute joint from the
+    world to each wheel about the vertical through its contact point."""
     out = []
     for k in legs:
         wheel = robot[f"leg{k}_wheel"]
-        out.append(steps.add_joint("spherical", wheel, None, at=at(contact(wheel)),
+        out.append(steps.add_joint("revolute", wheel, None, at=at(contact(wheel)),
                                    name=f"leg{k}_pin"))
     return out
 
@@ -69,8 +75,8 @@ def _outward(robot, point) -> np.ndarray:
     return radial / np.linalg.norm(radial)
 
 
-def _story(context, key, build) -> Built:
-    base = load_athlete(context)
+def _story(context, key, build, straight=()) -> Built:
+    base = load_athlete(context, straight)
     steps = Steps(context)
     built = Built(key, base.collection, base.links)
     try:
@@ -171,7 +177,8 @@ def story_inspection(context) -> Built:
         key_value(cam, inspect, "target_q",
                   [(1, [0.0, 0.0, 0.0]), (STORY_FRAMES, [0.0, 0.0, math.radians(40)])])
         return (rock,)
-    return _story(context, "inspection", build)
+    # leg 0 turns the camera about the vertical with its ankle roll: its ankle straight down
+    return _story(context, "inspection", build, straight=(0,))
 
 
 ROCK_RADIUS = 0.18

@@ -83,8 +83,8 @@ def test_the_hexapod_opens_in_mujoco_where_blender_has_it(vart_registered, tmp_p
     for a in range(m.nu):
         j = m.actuator_trnid[a, 0]
         assert m.key_ctrl[k, a] == pytest.approx(m.qpos0[m.jnt_qposadr[j]], abs=1e-12)
-    # 36 real joints, a free deck; tilt (revolute: 2 connects) and six pins (connects)
-    assert m.njnt == 37 and m.nu == 36 and m.neq == 8
+    # 36 real joints, a free deck; tilt and the six upright pins (revolutes: 2 connects each)
+    assert m.njnt == 37 and m.nu == 36 and m.neq == 14
     assert set(m.eq_type.tolist()) == {int(mujoco.mjtEq.mjEQ_CONNECT)}
     assert equality_residual(m, d) < TOL
     # the body-2 anchors MuJoCo computed at qpos0 are vart's child frames

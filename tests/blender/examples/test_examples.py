@@ -83,6 +83,28 @@ def test_each_robot_imports_whole(vart_registered, name):
 
 
 # ---- the robots -------------------------------------------------------------------------------
+def test_the_stance_is_the_assets_limb_with_its_ankle_inclined():
+    """robots.LIMB is the asset's limb; a stance keeps the wheel centre where the straight one
+    has it, its ankle segment inclined as asked, every joint within its limits."""
+    from vart_addon.formats.urdf import files as urdf
+    robot = urdf.read_urdf(robots.asset("athlete"))
+    x = {j: robot.joint_by_name(f"leg0_{j}").origin.xyz[0]
+         for j in ("knee_pitch", "ankle_pitch", "ankle_roll", "wheel")}
+    assert robots.LIMB == pytest.approx((x["knee_pitch"], x["ankle_pitch"],
+                                         x["ankle_roll"] + x["wheel"]), abs=1e-12)
+    assert robots.stance(0.0) == pytest.approx(robots.STRAIGHT, abs=1e-12)
+    straight = urdf.link_poses(robot, {f"leg0_{j}": v for j, v in robots.STRAIGHT.items()})
+    for incline in (X.ANKLE_INCLINE, 0.3):
+        q = robots.stance(incline)
+        for j, v in q.items():
+            lim = robot.joint_by_name(f"leg0_{j}").limit
+            assert lim is None or lim.lower <= v <= lim.upper, j
+        T = urdf.link_poses(robot, {f"leg0_{j}": v for j, v in q.items()})
+        assert T["leg0_wheel"][:3, 3] == pytest.approx(straight["leg0_wheel"][:3, 3], abs=1e-12)
+        down = T["leg0_foot"][:3, 0]  # the ankle segment, toward the wheel
+        assert down == pytest.approx((-math.sin(incline), 0.0, -math.cos(incline)), abs=1e-12)
+
+
 def test_the_hexapod_stands_on_its_six_wheels(vart_registered):
     bpy.context.scene.cursor.location = (1.0, -2.0, 0.5)
     assert bpy.ops.vart.add_example(example="athlete") == {'FINISHED'}
@@ -100,7 +122,11 @@ def test_the_hexapod_stands_on_its_six_wheels(vart_registered):
         bottom = X.contact(bpy.data.objects[f"leg{k}_wheel"])
         assert bottom[2] == pytest.approx(0.5, abs=1e-6)  # on the ground under the cursor
         foot = X.pose(bpy.data.objects[f"leg{k}_foot"])
-        assert foot[:3, 0] == pytest.approx([0, 0, -1], abs=1e-6)  # ankle straight down
+        # the ankle segment inclined ANKLE_INCLINE from straight down, in the limb's plane
+        out = (math.cos(k * math.pi / 3), math.sin(k * math.pi / 3), 0.0)
+        down = -math.sin(X.ANKLE_INCLINE) * np.array(out) - (0.0, 0.0, math.cos(X.ANKLE_INCLINE))
+        assert foot[:3, 0] == pytest.approx(down, abs=1e-6)
+        assert X.pose(bpy.data.objects[f"leg{k}_wheel"])[2, 1] == pytest.approx(0.0, abs=1e-6)
     assert np.linalg.norm(X.pose(deck)[:2, 3] - (1.0, -2.0)) < 1e-6
 
 

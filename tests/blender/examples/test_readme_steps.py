@@ -119,7 +119,7 @@ class Ui:
         self.cursor_to_selected()
         self.cursor_location_z(0.0)
         self.cursor_rotation(0, 0, 0)
-        self.add_virtual_joint("spherical", f"leg{k}_pin")
+        self.add_virtual_joint("revolute", f"leg{k}_pin")
 
 
 def build_story_1(ui: Ui):
@@ -279,15 +279,27 @@ def export_csv(tmp_path):
 
 
 def pinned(js, legs) -> dict:
-    """Each pinned wheel's contact point: (wheel link, the pin's point in the wheel frame)."""
-    return {f"pin{k}": (f"leg{k}_wheel", np.asarray(js[f"leg{k}_pin"].T_child_frame,
-                                                     float).reshape(4, 4)[:3, 3])
-            for k in legs}
+    """Each pinned wheel's contact point: (wheel link, the pin's point in the wheel frame),
+    and its hub and a point one metre along its axle (to see it upright)."""
+    out = {}
+    for k in legs:
+        out[f"pin{k}"] = (f"leg{k}_wheel", np.asarray(js[f"leg{k}_pin"].T_child_frame,
+                                                      float).reshape(4, 4)[:3, 3])
+        out[f"hub{k}"] = (f"leg{k}_wheel", np.zeros(3))
+        out[f"axle{k}"] = (f"leg{k}_wheel", (0.0, 1.0, 0.0))
+    return out
+
+
+def assert_upright(hand, legs):
+    """README: each pinned wheel stays upright (its axle level) on its contact point."""
+    for k in legs:
+        assert np.abs(hand[f"pin{k}"] - hand[f"pin{k}"][0]).max() < 1e-5, k
+        assert np.abs(hand[f"axle{k}"][:, 2] - hand[f"hub{k}"][:, 2]).max() < 1e-5, k
 
 
 def test_story_1_by_hand(vart_registered, tmp_path):
     """Story 1 as README says: the camera's axis tilts 20 degrees down and the camera stays,
-    the six wheels' contact points stay where they were (every frame), the export covers
+    the six wheels stay upright on their contact points (every frame), the export covers
     frames 1-48; the same virtual joints and keys as the shipped story, and the same camera
     and deck motion at every frame."""
     ui = Ui()
@@ -304,8 +316,8 @@ def test_story_1_by_hand(vart_registered, tmp_path):
     tilt = math.degrees(math.acos(np.clip(look[0] @ look[-1], -1.0, 1.0)))
     assert tilt == pytest.approx(20.0, abs=1e-3) and look[-1][2] < look[0][2]   # down
     assert np.abs(hand["camera"] - hand["camera"][0]).max() < 1e-5
+    assert_upright(hand, range(6))
     for k in range(6):
-        assert np.abs(hand[f"pin{k}"] - hand[f"pin{k}"][0]).max() < 1e-5, k
         assert abs(hand[f"pin{k}"][0][2]) < 1e-6                         # on the ground
     exported = export_csv(tmp_path)
     assert exported.n_joints == 36
@@ -319,11 +331,12 @@ def test_story_1_by_hand(vart_registered, tmp_path):
     ref = motion(points)
     for n in ("camera", "camera_look", "deck_up"):
         assert np.abs(hand[n] - ref[n]).max() < POS, n
-    # README: frame 1 is the pose the legs come back to, up to about 2 degrees off at a joint
-    # (every real joint of the hexapod turns)
+    # README: frame 1 is the pose the legs come back to, up to about 6 degrees off at a joint
+    # (a foot turned about its axle, its wheel turned back: every real joint of the hexapod
+    # turns)
     back = np.degrees(np.abs(hand["q"][0] - ref["q"][0]).max())
     print(f"story 1: frame 1's legs are up to {back:.2f} degrees from the standing pose")
-    assert back < 2.0
+    assert back < 7.0
 
 
 def test_story_2_by_hand(vart_registered, tmp_path):
@@ -351,8 +364,7 @@ def test_story_2_by_hand(vart_registered, tmp_path):
     assert np.abs(hand["edge"][:, 2] - hand["edge"][0, 2]).max() < 1e-5   # constant depth
     deck_x = hand["deck_x"] - hand["deck"]
     assert np.abs(deck_x - (1.0, 0.0, 0.0)).max() < 1e-6                   # the deck is flat
-    for k in range(1, 6):
-        assert np.abs(hand[f"pin{k}"] - hand[f"pin{k}"][0]).max() < 1e-5, k
+    assert_upright(hand, range(1, 6))
     exported = export_csv(tmp_path)
     assert exported.n_joints == 36
     assert exported.times[-1] == pytest.approx((N - 1) / scene.render.fps)
