@@ -42,8 +42,9 @@ def test_a_story_replays_with_its_joints_tracked(vart_registered, key):
 
 
 @pytest.mark.xfail(strict=True, reason="news (issue 20): the hexapod's 100 N m effort limits "
-                   "(assets/README.md) cannot hold its 300 kg deck: every story's joints "
-                   "saturate from frame 2-3 and the deck sinks (falls at frame 10)")
+                   "cannot hold its 300 kg deck (figures of tools/make_assets.py, with no "
+                   "source named in assets/README.md): the hip pitch servos saturate from "
+                   "frame 1 and the deck sinks (falls at frame 9-10)")
 @pytest.mark.parametrize("key", ["camera_tilt", "trenching", "inspection", "pinch"])
 def test_the_stories_replay_without_a_fall(vart_registered, key):
     res, _ = replayed(key)
