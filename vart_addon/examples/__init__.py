@@ -4,7 +4,10 @@ four stories"), each built into the current scene by :func:`add_example` (operat
 (:data:`EXAMPLES`) and :func:`add_example`; the examples are built in
 
 - :mod:`.robots`: ``athlete``, ``fourbar``, ``slider_crank`` and ``stewart``, from ``assets/``;
-- :mod:`.tower`: ``tower``, generated;
+- :mod:`.tower`: ``tower``, generated; :mod:`.tower_abstract`: ``tower_abstract``, the same
+  tower in blocks driven by virtual joints (MSim's kinematic abstraction);
+- :mod:`.athlete_legs`: ``athlete_legs`` and ``camera_tilt_legs``, the hexapod and story 1
+  with each leg a driven sublinkage;
 - :mod:`.stories`: the four stories, built with vart's operators as a user would
   (:mod:`.steps`);
 - :mod:`.common`: what they share (:class:`Built`, :class:`ExampleError`, poses, keying).
@@ -19,6 +22,7 @@ from dataclasses import dataclass
 
 import bpy
 
+from .athlete_legs import load_athlete_legs, story_camera_tilt_legs
 from .check import check_baked
 from .common import MECHANISM_FRAMES, Built, ExampleError, pose
 from .robots import (
@@ -41,6 +45,7 @@ from .stories import (
     story_trenching,
 )
 from .tower import build_tower
+from .tower_abstract import build_tower_abstract
 
 #: What callers outside this package use (the operator and panel, the demo, the tests).
 __all__ = ["Example", "EXAMPLES", "ExampleError", "add_example", "check_baked", "STANDING",
@@ -61,6 +66,9 @@ EXAMPLES = {e.key: e for e in (
     Example("athlete", "ATHLETE Hexapod", "An ATHLETE-like hexapod standing on its six "
             "wheels: 36 real joints (6 limbs: hip yaw, hip pitch, knee, ankle pitch, ankle "
             "roll, wheel)", load_athlete),
+    Example("athlete_legs", "ATHLETE Hexapod (legs as sublinkages)", "The hexapod with each "
+            "leg a driven sublinkage: the deck is solved first, then each leg follows it",
+            load_athlete_legs),
     Example("fourbar", "Four-Bar Linkage", "A crank-rocker closed by a revolute joint, its "
             "crank keyed through one turn", load_fourbar),
     Example("slider_crank", "Slider-Crank", "Crank, connecting rod and slider closed by a "
@@ -69,9 +77,16 @@ EXAMPLES = {e.key: e for e in (
             "joints: drag the platform", load_stewart),
     Example("tower", "Modular Tower", "90 stacked four-bar cells: 270 revolute tree joints "
             "and 90 closures", build_tower),
+    Example("tower_abstract", "Tower (abstracted)", "The modular tower as 30 blocks of 3 "
+            "cells, each a driven sublinkage following its virtual bend (revolute) and "
+            "stretch (prismatic) joints; three bends and one stretch keyed",
+            build_tower_abstract),
     Example("camera_tilt", "Story 1: Camera Tilt", "Tilt the side camera about its own axis; "
             "the six pinned legs follow (virtual revolute deck-world, keyed 0 to 20 degrees)",
             story_camera_tilt, True),
+    Example("camera_tilt_legs", "Story 1: Camera Tilt (legs as sublinkages)", "Story 1 on "
+            "the hexapod whose legs are driven sublinkages: the tilt moves the deck, each leg "
+            "then reaches its pinned wheel", story_camera_tilt_legs, True),
     Example("trenching", "Story 2: Trenching", "Leg 0's foot scoops along a virtual trench "
             "(prismatic keyed -0.9 to +0.4 m) while the deck stays flat",
             story_trenching, True),

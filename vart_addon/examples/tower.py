@@ -59,13 +59,13 @@ def _bar_mesh(name, p0, p1, thickness):
     return mesh
 
 
-def build_tower(context, cells: int | None = None) -> Built:
+def build_tower(context, cells: int | None = None, pull: bool = True) -> Built:
     """The modular tower in the x-z plane: rung 0 on a real fixed joint to the ground, then
     per cell i: left rail (revolute at A_{i-1} on rung i-1), rung i (revolute at A_i on the
     left rail), right rail (revolute at B_{i-1} on rung i-1) and the closure right rail ->
     rung i at B_i. Links are box meshes whose frame sits at their lower node, world-aligned;
     joints (axis along -y) are written through the bridge's schema (one pass, no solve: the
-    tower is built assembled)."""
+    tower is built assembled). ``pull``: key the top rung's location (:data:`TOWER_PULL`)."""
     from ..bridge.edits import unique_joint_name, unique_object_name
     n = int(TOWER["cells"] if cells is None else cells)
     A, B = tower_nodes(n, TOWER["width"], TOWER["height"], TOWER["jitter"])
@@ -118,12 +118,12 @@ def build_tower(context, cells: int | None = None) -> Built:
         S.update_link(ob, root_tree=False)  # every link hangs from a tree joint
     S.read_scene(scene.objects)  # what was written reads back valid (cross-object checks)
     context.view_layer.update()
-    # the top rung's location keyed: over the frames it is pulled sideways and down
     top = obs[f"rung{n}"]
-    for frame, d in ((1, (0.0, 0.0, 0.0)), (MECHANISM_FRAMES, TOWER_PULL)):
-        top.location = tuple(T[f"rung{n}"][:3, 3] + d)
-        key_channels(top, "location", float(frame), group="Object Transforms")
-    top.location = tuple(T[f"rung{n}"][:3, 3])
+    if pull:  # the top rung's location keyed: over the frames it is pulled sideways and down
+        for frame, d in ((1, (0.0, 0.0, 0.0)), (MECHANISM_FRAMES, TOWER_PULL)):
+            top.location = tuple(T[f"rung{n}"][:3, 3] + d)
+            key_channels(top, "location", float(frame), group="Object Transforms")
+        top.location = tuple(T[f"rung{n}"][:3, 3])
     built = Built("tower", coll, obs, joints, top.name)
     built.frames = _frames(scene, MECHANISM_FRAMES)
     return built

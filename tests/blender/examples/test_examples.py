@@ -185,10 +185,11 @@ def test_the_tower_has_270_joints_and_90_cycles(vart_registered):
 def test_every_example_is_in_the_operator_enum():
     from vart_addon.operators.examples import EXAMPLE_ITEMS
     keys = [i[0] for i in EXAMPLE_ITEMS]
-    assert keys == list(X.EXAMPLES) == ["athlete", "fourbar", "slider_crank", "stewart",
-                                        "tower", "camera_tilt", "trenching", "inspection",
+    assert keys == list(X.EXAMPLES) == ["athlete", "athlete_legs", "fourbar", "slider_crank",
+                                        "stewart", "tower", "tower_abstract", "camera_tilt",
+                                        "camera_tilt_legs", "trenching", "inspection",
                                         "pinch"]
-    assert sum(e.story for e in X.EXAMPLES.values()) == 4
+    assert sum(e.story for e in X.EXAMPLES.values()) == 5
 
 
 def test_a_second_copy_gets_its_own_names(vart_registered):

@@ -15,6 +15,7 @@ from vart_addon import examples as X
 from vart_addon.bridge import SceneBridge
 from vart_addon.bridge import schema as S
 from vart_addon.solver import se3
+from vart_addon.solver.sublinkages import members
 
 TOL = 1e-6
 N = X.STORY_FRAMES
@@ -83,8 +84,18 @@ def upright_on_contact(js):
             assert np.linalg.norm(bottom - start[p]) < 1e-5, (p, f)  # on the same point
 
 
-def test_story_1_camera_tilt(vart_registered):
-    js, lk = build_and_bake("camera_tilt")
+@pytest.mark.parametrize("key", ["camera_tilt", "camera_tilt_legs"])
+def test_story_1_camera_tilt(vart_registered, key):
+    """Story 1, and the same on the hexapod whose legs are driven sublinkages (the deck solved
+    first, then each leg): every goal met either way."""
+    js, lk = build_and_bake(key)
+    legs = {f"leg{k}": "driven" for k in range(6)} if key == "camera_tilt_legs" else {}
+    assert {s.name: s.disposition for s in lk.sublinkages.values()} == legs
+    for name in legs:  # each leg's links and joints, its wheel's pin with them
+        links, leg_joints = members(lk, name)
+        assert sorted(links) == sorted(f"{name}_{p}" for p in ("hip", "thigh", "shin",
+                                                                 "ankle", "foot", "wheel"))
+        assert f"{name}_pin" in leg_joints and "tilt" not in leg_joints
     tilt = js["tilt"]
     assert (tilt.type, tilt.virtual, tilt.parent, tilt.child) == ("revolute", True, None,
                                                                    "deck")
