@@ -110,3 +110,22 @@ def test_the_blocks_follow_their_abstract_joints_over_the_bake(tower):
     R = top0[:3, :3].T @ top1[:3, :3]
     assert abs(R[1, 1] - 1.0) < TOL  # a turn about y only
     assert math.atan2(R[0, 2], R[0, 0]) == pytest.approx(-sum(bends.values()), abs=TOL)
+
+
+def test_operating_a_bend_turns_its_block_and_no_other(tower):
+    """Operate Joint on one abstract joint (a drag by it): its block turns its top rung by the
+    angle, the other blocks keep their shapes (each top rung as seen from its bottom rung)."""
+    def shapes():
+        return [se3.inverse(X.pose(bpy.data.objects[f"rung{3 * b}"]))
+                @ X.pose(bpy.data.objects[f"rung{3 * b + 3}"]) for b in range(BLOCKS)]
+    before = shapes()
+    tower.vart.active_joint = "block10_bend"
+    assert bpy.ops.vart.operate_joint(value=[10.0, 0.0, 0.0, 0.0, 0.0, 0.0]) == {'FINISHED'}
+    assert "Converged" in tower.vart.status_summary, tower.vart.status_summary
+    after = shapes()
+    for b in range(BLOCKS):
+        R = before[b][:3, :3].T @ after[b][:3, :3]
+        turned = math.atan2(R[0, 2], R[0, 0])  # about world y; the bend's axis is -y
+        assert turned == pytest.approx(-math.radians(10) if b == 10 else 0.0, abs=1e-6), b
+        if b != 10:
+            assert np.abs(after[b] - before[b]).max() < 1e-6, b
