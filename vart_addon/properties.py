@@ -27,7 +27,7 @@ sidebar panels read and edit these fields by name:
 
 :func:`solver_settings` turns the knobs into a :class:`vart_addon.solver.Settings`;
 :func:`gravity_of` gives the gravity vector or None; :func:`store_status` records a
-:class:`vart_addon.solver.SolveStatus`.
+:class:`vart_addon.solver.SolveStatus`; :func:`set_study` sets up the study.
 """
 import bpy
 from bpy.props import (
@@ -231,6 +231,22 @@ def solver_settings(scene) -> Settings:
     return Settings(max_iterations=int(s.max_iterations),
                     max_ms=budget if budget > 0 else None,
                     lambda_max=float(s.damping))
+
+
+def set_study(scene, joint: str, *, start: float = 0.0, stop: float = 0.1, samples: int = 41,
+              sampling: str = "GRID", mean: float = 0.0, std: float = 0.01, seed: int = 0,
+              contacts=(), dof: int = 0, chunk: int = 8, first_frame: int = 1) -> None:
+    """Set ``scene``'s study settings: ``joint`` (value ``dof``) sampled by ``sampling``
+    (GRID, UNIFORM, NORMAL, TRUNCNORMAL) with ``start``/``stop`` (range or bounds),
+    ``mean``/``std``, ``samples``, ``seed``; ``contacts``: ``(joint, at_limit)`` pairs."""
+    st = scene.vart.study
+    st.joint, st.dof, st.sampling = joint, dof, sampling
+    st.start, st.stop, st.mean, st.std = start, stop, mean, std
+    st.samples, st.seed, st.chunk, st.first_frame = samples, seed, chunk, first_frame
+    st.contacts.clear()
+    for name, at_limit in contacts:
+        c = st.contacts.add()
+        c.name, c.at_limit = name, bool(at_limit)
 
 
 def gravity_of(scene):

@@ -4,6 +4,8 @@ four stories"), each built into the current scene by :func:`add_example` (operat
 (:data:`EXAMPLES`) and :func:`add_example`; the examples are built in
 
 - :mod:`.robots`: ``athlete``, ``fourbar``, ``slider_crank`` and ``stewart``, from ``assets/``;
+- :mod:`.msim`: ``step_probe`` and ``truss_gripper``, MSim's analysis examples with their
+  studies (models built in :mod:`.msim_models`, without Blender);
 - :mod:`.tower`: ``tower``, generated; :mod:`.tower_abstract`: ``tower_abstract``, the same
   tower in blocks driven by virtual joints (MSim's kinematic abstraction);
 - :mod:`.athlete_legs`: ``athlete_legs`` and ``camera_tilt_legs``, the hexapod and story 1
@@ -25,6 +27,7 @@ import bpy
 from .athlete_legs import load_athlete_legs, story_camera_tilt_legs
 from .check import check_baked
 from .common import MECHANISM_FRAMES, Built, ExampleError, pose
+from .msim import build_step_probe, build_truss_gripper
 from .robots import (
     ANKLE_INCLINE,
     STANDING,
@@ -60,6 +63,7 @@ class Example:
     description: str
     build: Callable[..., Built]
     story: bool = False
+    study: bool = False  # comes with a study set up in the Study panel (Run Study)
 
 
 EXAMPLES = {e.key: e for e in (
@@ -81,6 +85,13 @@ EXAMPLES = {e.key: e for e in (
             "cells, each a driven sublinkage following its virtual bend (revolute) and "
             "stretch (prismatic) joints; three bends and one stretch keyed",
             build_tower_abstract),
+    Example("step_probe", "Study: Humanoid Probing a Step", "A compliant mini-humanoid "
+            "(ROBOTIS OP3) on one foot lowers its heel onto a step of unknown height: the "
+            "study sweeps the height (press Run Study in the Study panel)", build_step_probe,
+            study=True),
+    Example("truss_gripper", "Study: Gripper on an Uncertain Bar", "OP3's arms closed on a "
+            "truss bar whose sideways position is uncertain: a Monte Carlo study (press Run "
+            "Study in the Study panel)", build_truss_gripper, study=True),
     Example("camera_tilt", "Story 1: Camera Tilt", "Tilt the side camera about its own axis; "
             "the six pinned legs follow (virtual revolute deck-world, keyed 0 to 20 degrees)",
             story_camera_tilt, True),

@@ -48,6 +48,8 @@ class VART_OT_add_example(bpy.types.Operator):
         if built.driven:
             what = (f"{built.driven!r} keyed over frames {built.frames[0]}-{built.frames[1]}:"
                     " press Bake")
+        elif ex.study:
+            what = "its study is set up in Vart > Study: press Run Study"
         else:
             what = "drag a link, or operate a joint"
         self.report({'INFO'}, f"Added {ex.label}: {len(built.links)} links"

@@ -1,6 +1,6 @@
 """The study the sidebar sets up (``scene.vart.study``, :class:`vart_addon.properties.VART_PG_study`)
-as a study document (:mod:`vart_addon.analysis.study`), and back: :func:`study_doc` and
-:func:`set_study` (what *Add Example* uses to ship a study with its scene)."""
+as a study document (:mod:`vart_addon.analysis.study`): :func:`study_doc`. The other way,
+:func:`vart_addon.properties.set_study` (what *Add Example* uses to ship a study)."""
 from __future__ import annotations
 
 
@@ -36,19 +36,3 @@ def study_doc(scene, name: str = "study") -> dict:
     if kind != "grid":
         doc["samples"], doc["seed"] = int(st.samples), int(st.seed)
     return doc
-
-
-def set_study(scene, joint: str, *, start: float = 0.0, stop: float = 0.1, samples: int = 41,
-              sampling: str = "GRID", mean: float = 0.0, std: float = 0.01, seed: int = 0,
-              contacts=(), dof: int = 0, chunk: int = 8, first_frame: int = 1) -> None:
-    """Set ``scene``'s study settings: ``joint`` (value ``dof``) sampled by ``sampling``
-    (GRID, UNIFORM, NORMAL, TRUNCNORMAL) with ``start``/``stop`` (range or bounds),
-    ``mean``/``std``, ``samples``, ``seed``; ``contacts``: ``(joint, at_limit)`` pairs."""
-    st = scene.vart.study
-    st.joint, st.dof, st.sampling = joint, dof, sampling
-    st.start, st.stop, st.mean, st.std = start, stop, mean, std
-    st.samples, st.seed, st.chunk, st.first_frame = samples, seed, chunk, first_frame
-    st.contacts.clear()
-    for name, at_limit in contacts:
-        c = st.contacts.add()
-        c.name, c.at_limit = name, bool(at_limit)

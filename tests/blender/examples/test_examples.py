@@ -186,7 +186,8 @@ def test_every_example_is_in_the_operator_enum():
     from vart_addon.operators.examples import EXAMPLE_ITEMS
     keys = [i[0] for i in EXAMPLE_ITEMS]
     assert keys == list(X.EXAMPLES) == ["athlete", "athlete_legs", "fourbar", "slider_crank",
-                                        "stewart", "tower", "tower_abstract", "camera_tilt",
+                                        "stewart", "tower", "tower_abstract", "step_probe",
+                                        "truss_gripper", "camera_tilt",
                                         "camera_tilt_legs", "trenching", "inspection",
                                         "pinch"]
     assert sum(e.story for e in X.EXAMPLES.values()) == 5

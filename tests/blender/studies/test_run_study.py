@@ -16,9 +16,10 @@ from blender_scenes import scene_from_linkage
 from vart_addon import analysis as A
 from vart_addon.bridge import animation as BA
 from vart_addon.bridge import schema as S
+from vart_addon.properties import set_study
 from vart_addon.studies import keyed as K
 from vart_addon.studies.model_export import model_text
-from vart_addon.studies.study_doc import set_study, study_doc
+from vart_addon.studies.study_doc import study_doc
 
 
 def arm_scene():

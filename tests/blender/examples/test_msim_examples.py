@@ -1,0 +1,107 @@
+"""MSim's two analysis examples (issue 23, item 5) in real bpy: Add Example writes the model
+that vart_addon/examples/msim_models.py builds (the scene's exported model gives the same study
+table as the builder's linkage, without Blender), and Run Study finds what MSim describes:
+
+- the humanoid probing a step: below the first heel contact the step cannot be sensed (no
+  joint deflects with it), from it on every compliant joint does; the robot stands balanced
+  on one foot until the step's push rolls its centre of mass past the stance foot's outer
+  edge, where stability is lost; the markers say both heights;
+- the gripper on an uncertain bar: the draws are the study's (seeded), each hand stays on its
+  face of the bar within the face's edges, and the joints' deflections follow the bar's
+  offset with the least-squares slopes the study reports."""
+from __future__ import annotations
+
+import bpy
+import numpy as np
+import pytest
+
+from vart_addon import analysis as A
+from vart_addon.examples import msim_models as MM
+from vart_addon.solver import model_file as MF
+from vart_addon.studies.model_export import model_text
+from vart_addon.studies.study_doc import study_doc
+
+
+def column(res, name):
+    return np.array(res.column(name), float)
+
+
+@pytest.fixture
+def step_probe(vart_registered):
+    assert bpy.ops.vart.add_example(example="step_probe") == {'FINISHED'}
+    return bpy.context.scene
+
+
+def test_the_step_probe_scene_is_the_model(step_probe):
+    scene = step_probe
+    lk, study = MM.step_probe()
+    doc = study_doc(scene, "step")
+    assert A.parse(doc).variables == A.parse(study).variables
+    assert doc["contacts"] == study["contacts"]
+    short = {**study, "variables": [{"joint": "step", "grid": {"start": 0.0, "stop": 0.02,
+                                                               "count": 11}}]}
+    ours = A.run(A.plan(short, model_text(scene)), workers=0)
+    ref = A.run(A.plan(short, MF.dumps(lk)), workers=0)
+    names = {c.name for c in ref.columns}
+    assert {c.name for c in ours.columns} == names  # the scene lists its joints in its order
+    # the same minima, to where a stalled solve stops (the scene's joints come in another
+    # order and its solver settings allow more iterations); the sensitivities are finite
+    # differences of the deflections compared here
+    for name in {n for n in names if not n.startswith("d(")} - {"status", "unmet", "iterations"}:
+        np.testing.assert_allclose(column(ours, name), column(ref, name), rtol=0, atol=1e-6,
+                                   err_msg=name)
+
+
+def test_the_step_is_sensed_from_the_first_heel_contact_until_the_robot_tips(step_probe):
+    scene = step_probe
+    assert bpy.ops.vart.run_study() == {'FINISHED'}
+    res = A.run(A.plan(study_doc(scene, "step"), model_text(scene)), workers=0)
+    step, tz = column(res, "value:step"), column(res, "q:r_heel.tz")
+    heel = tz[0]  # where the heel hangs above the ground before any contact
+    assert 0.005 < heel < 0.02
+    contact = int(np.argmax(tz <= 1e-6))
+    assert step[contact - 1] < heel + 1e-4 and step[contact] >= heel
+    # no joint deflects with the step before the contact; every compliant one after it
+    springs = [c.name for c in res.columns if c.name.startswith("deflection:")]
+    assert len(springs) == 6
+    for name in springs:
+        d = column(res, name)
+        assert np.ptp(d[:contact]) < 1e-4, name
+    ankle = column(res, "d(deflection:r_ank_pitch)/d(step)")
+    assert np.all(ankle[contact + 1:contact + 10] > 1.0)
+    # balanced on the left foot at first, then the push rolls the centre of mass sideways
+    margin, com_y = column(res, "margin"), column(res, "com.y")
+    assert margin[0] > 0.03 and abs(com_y[0]) < 0.003
+    lost = int(np.argmax(margin <= 0))
+    assert lost > contact and np.all(margin[:lost] > 0)
+    outer = (MM.FOOT_INNER_Y - MM.FOOT_OUTER_Y) / 2  # the outer edge, from the sole centre
+    assert com_y[lost - 1] < outer <= com_y[lost]
+    markers = {m.name: m.frame for m in scene.timeline_markers}
+    first = scene.vart.study.first_frame
+    assert markers[f"r_heel.tz lower: step={step[contact]:.4g} m"] == first + contact
+    assert markers[f"unstable: step={step[lost]:.4g} m"] == first + lost
+
+
+def test_the_bar_offset_is_sensed_while_the_hands_stay_on_the_bar(vart_registered):
+    assert bpy.ops.vart.add_example(example="truss_gripper") == {'FINISHED'}
+    scene = bpy.context.scene
+    assert bpy.ops.vart.run_study() == {'FINISHED'}
+    lk, study = MM.truss_gripper()
+    res = A.run(A.plan(study_doc(scene, "bar"), model_text(scene)), workers=0)
+    bar = column(res, "value:bar")
+    assert len(bar) == MM.BAR_SAMPLES
+    np.testing.assert_allclose(bar, A.parse(study).values()[:, 0], atol=1e-7)
+    for side in ("r", "l"):
+        ty = column(res, f"q:{side}_hand.ty")
+        assert np.all(np.abs(ty) <= MM.BAR_WIDTH / 2 + 1e-6)
+    inside = (column(res, "limit:r_hand.ty") == 0) & (column(res, "limit:l_hand.ty") == 0)
+    assert inside.sum() > 0.9 * len(bar)
+    # on the bar, each deflection is nearly linear in the offset: its own fit's slope is the
+    # study's (which fits every draw) to 10 %
+    for s in res.derived["sensitivity"]:
+        d = column(res, s["of"])
+        slope = np.polyfit(bar[inside], d[inside], 1)[0]
+        assert abs(slope - s["slope"]) < 0.1 * abs(slope), s
+        assert abs(slope) > 1.0  # rad/m: a millimetre turns the joint by more than 1 mrad
+    torque = column(res, "torque:r_el")
+    np.testing.assert_allclose(torque, MM.ARM_STIFFNESS * column(res, "deflection:r_el"))
