@@ -8,7 +8,9 @@ frame (:mod:`.keying`).
 1. *Inputs* are the F-curves on link objects that are not in the :data:`BAKE_GROUP` channel
    group (curves there are the output of an earlier bake): animated joint values, link
    transforms and other vart properties, each made a goal as :mod:`.bake_inputs` says.
-2. Each frame: ``scene.frame_set``, the inputs become goals, the solver runs warm-started
+2. Each frame: ``scene.frame_set`` (the first through :func:`.shared.frames.set_frame`, so
+   animated values written since, within single precision of their keys, are the keys'
+   again), the inputs become goals, the solver runs warm-started
    from the previous frame's solution (:mod:`.frame_step`, the step live mode shares), and
    every link's pose and every joint's q are collected (nothing is written to the scene
    while it runs: a failure keys nothing).
@@ -31,7 +33,7 @@ import numpy as np
 from ..bridge import SceneBridge
 from ..bridge import animation as A
 from ..bridge.scene import closure_qs
-from ..shared.frames import kept_frame
+from ..shared.frames import kept_frame, set_frame
 from ..solver import Settings, VartError
 from .bake_inputs import last_key
 from .bake_keys import Keyer, write_baked
@@ -100,7 +102,10 @@ def bake_steps(scene=None, frame_start=None, frame_end=None, *,
             prev = None
             for k in range(n):
                 f = start + k
-                scene.frame_set(f)
+                if k == 0:  # animated values exact (written since, e.g. by a solve: frames.py)
+                    set_frame(scene, f, objects=obs.values())
+                else:  # nothing writes them while the bake steps: Blender keeps them exact
+                    scene.frame_set(f)
                 sol = stepper.solve(f, prev)
                 prev = sol.q
                 res.solve_ms += sol.status.ms

@@ -31,12 +31,13 @@ import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
+from ..bridge import animation as A
 from ..bridge import build as B
 from ..bridge import scene_key
 from ..bridge import schema as S
 from ..bridge import sublinkages as SL
 from ..properties import LIVE_TOGGLED, store_status, summary
-from ..shared.bridge_cache import bridge_for, solve_kw
+from ..shared.bridge_cache import bridge_for, cached_bridge, keep_goals, release_kept, solve_kw
 from .bake_result import BakeError
 from .frame_step import FrameSolver
 from .live_cache import LiveCache, scan, static_signature, unmute_bake_curves
@@ -87,8 +88,9 @@ def _show(scene, cache: LiveCache) -> None:
                               (scene.frame_start, kw["settings"], kw["gravity"],
                                SL.read_hierarchy(scene, obs.values())))  # the sublinkages
     _unmark(scene, cache.validate(static, curves))
-    bridge = bridge_for(scene)
-    if cache.solver is not None and bridge.linkage is not cache.solver.lk:
+    bridge = cached_bridge(scene)  # with the chain's goals, if it kept them there
+    if cache.solver is not None and (bridge is not cache.solver.bridge
+                                     or bridge.linkage is not cache.solver.lk):
         _unmark(scene, cache.forget())  # the bridge was rebuilt (another scene, an edit)
     start, end = scene.frame_start, scene.frame_end
     if not start <= f <= end:
@@ -96,8 +98,10 @@ def _show(scene, cache: LiveCache) -> None:
                     f"{start}-{end}; it is not solved")
         return
     if f not in cache.frames:
-        _solve_through(scene, cache, f, kw, curves)
+        _solve_through(scene, cache, f, kw, curves, list(curves) + list(driven))
     entry = cache.frames[f]
+    assert cache.solver is not None  # frames are remembered with their chain
+    bridge = cache.solver.bridge
     lk = bridge.linkage
     assert lk is not None  # the chain's solver holds it
     lk.model().q_to_joints(entry.q)
@@ -110,27 +114,42 @@ def _show(scene, cache: LiveCache) -> None:
         _set_status(scene, cache, f, text)
 
 
-def _solve_through(scene, cache: LiveCache, f: int, kw: dict, curves: dict) -> None:
+def _solve_through(scene, cache: LiveCache, f: int, kw: dict, curves: dict,
+                   channels: list) -> None:
     """Solve the frames after the last remembered one up to ``f`` (from the scene's first
     frame if none is), each warm-started from the one before, and remember them. The scene
-    is stepped through them and put back on its frame."""
-    bridge = bridge_for(scene)
+    is stepped through them and put back on its frame. At each, the animated custom
+    properties (``channels``: ``(link, data path, index)``) are made exactly their animated
+    values first (:func:`.bridge.animation.settle_animated`: live mode itself writes the
+    joints' q, and Blender does not rewrite a q within single precision of its key).
+
+    The chain's goals stay on the scene's bridge afterwards (:func:`keep_goals`: whoever
+    asks for the bridge next takes them off), so the next frame change solves with the
+    solver's analysis of them as it is (once per chain, not once per frame)."""
     if cache.solver is None:
         _unmark(scene)  # markers of a forgotten chain (undo, a file)
-        cache.solver = FrameSolver.start(bridge, kw["settings"], kw["gravity"])
+        cache.solver = FrameSolver.start(bridge_for(scene), kw["settings"], kw["gravity"])
         cache.start = scene.frame_start
     solver = cache.solver
+    bridge = solver.bridge
     assert cache.start is not None
     last = cache.last
     prev = None if last is None else cache.frames[last].q
     first = cache.start if last is None else last + 1
     frame, subframe = scene.frame_current, scene.frame_subframe
+    settle: dict = {}
+    for n, path, i in channels:
+        if path.startswith('["') and n in solver.obs:
+            settle.setdefault(n, []).append((path, i))
     checkpoint = bridge.checkpoint()
+    keep_goals(bridge, lambda: solver.release(bridge.checkpoint()))
     _hold[0] += 1
     try:
         for g in range(first, f + 1):
             if (scene.frame_current, scene.frame_subframe) != (g, 0.0):
                 scene.frame_set(g)
+            for n, props in settle.items():
+                A.settle_animated(solver.obs[n], props)
             if prev is None:
                 prev = _seed(cache, bridge, solver)
             sol = solver.solve(g, prev)
@@ -138,13 +157,16 @@ def _solve_through(scene, cache: LiveCache, f: int, kw: dict, curves: dict) -> N
             cache.remember(g, sol.q, sol.status, sol.unmet, curves)
             if sol.unmet:
                 _mark(scene, g, sol.unmet)
+    except BaseException:  # the bridge back as it was before this pass, without the goals
+        release_kept()
+        bridge.rollback(checkpoint)
+        raise
     finally:
         try:
             if (scene.frame_current, scene.frame_subframe) != (frame, subframe):
                 scene.frame_set(frame, subframe=subframe)
         finally:
             _hold[0] -= 1
-            solver.release(checkpoint)
 
 
 def _seed(cache: LiveCache, bridge, solver: FrameSolver) -> np.ndarray:
@@ -239,17 +261,10 @@ def on_toggle(scene, on: bool) -> None:
     removed, the current frame evaluated again (a bake's keys show)."""
     if on:
         _caches.pop(scene_key(scene), None)
-        # through a real frame change, so the animation is applied again before the handler
-        # shows the frame (values written since, e.g. an animated joint's q by a solve, are
-        # the animation's again): frame_set to the frame already current leaves animated
-        # custom properties as they are
-        frame, subframe = scene.frame_current, scene.frame_subframe
-        _hold[0] += 1
-        try:
-            scene.frame_set(frame + 1)
-        finally:
-            _hold[0] -= 1
-        scene.frame_set(frame, subframe=subframe)
+        # the animation applied again before the handler shows the frame (values written
+        # since, e.g. an animated joint's q by a solve, are the animation's again; the ones
+        # Blender leaves, within single precision of it, the handler settles)
+        scene.frame_set(scene.frame_current, subframe=scene.frame_subframe)
         return
     try:
         restore_seed(scene)

@@ -16,6 +16,8 @@ stays here; :data:`SLOTTED_FROM` and :data:`ENSURE_GROUP_FROM` are the two versi
 """
 from __future__ import annotations
 
+import re
+
 import bpy
 
 from .schema import q_data_path
@@ -258,3 +260,61 @@ def copy_fcurve(fc, idblock, data_path: str, index: int, values=None):
     new.extrapolation = fc.extrapolation
     new.update()
     return new
+
+
+# ---- animated custom properties: exactly what the animation wrote -----------------------------
+#: The keys of a custom property's data path: ``["vart"]["joints"]["tilt"]["q"]``.
+_PROP_KEYS = re.compile(r'\["((?:[^"\\]|\\.)*)"\]')
+
+
+def animated_channels(idblock) -> list:
+    """``(data_path, index)`` of the custom properties (paths ``["..."]...``) that
+    ``idblock``'s animation writes: its action's F-curves that animate (:func:`animates`, not
+    in a muted group) and its unmuted drivers."""
+    out = [(fc.data_path, fc.array_index) for fc in fcurves_of(idblock)
+           if fc.data_path.startswith('["') and animates(fc)
+           and not (fc.group is not None and fc.group.mute)]
+    ad = getattr(idblock, "animation_data", None)
+    if ad is not None:
+        out += [(d.data_path, d.array_index) for d in ad.drivers
+                if d.data_path.startswith('["') and not d.mute]
+    return out
+
+
+def settle_animated(idblock, channels=None) -> int:
+    """Make the custom properties that ``idblock``'s animation writes (``channels``: ``(data
+    path, index)``, default :func:`animated_channels`) hold exactly the values it wrote, once
+    Blender evaluated the animation at the frame (``scene.frame_set``). Returns how many
+    values changed.
+
+    Blender (4.2 to 5.2) writes an animated value into a property only where it differs from
+    the stored one in single precision: a double-precision custom property written since (a
+    solve's joint value, a drag, Python) that is within half a single-precision step of the
+    animated value keeps the written value, also across ``frame_set`` (the same frame, or a
+    frame where the curve is flat). Animated values are single precision (F-curves, NLA,
+    drivers), so the stored value rounded to single precision is the animated one exactly.
+    A path that does not resolve to a double-precision value is left alone."""
+    import numpy as np
+    n = 0
+    for path, index in animated_channels(idblock) if channels is None else channels:
+        keys = _PROP_KEYS.findall(path)
+        if not keys or "".join(f'["{k}"]' for k in keys) != path:
+            continue
+        try:
+            node = idblock
+            for k in keys[:-1]:
+                node = node[k]
+            value = node[keys[-1]]
+            if isinstance(value, float):
+                exact = float(np.float32(value))
+                if exact != value:
+                    node[keys[-1]] = exact
+                    n += 1
+            elif getattr(value, "typecode", None) == "d" and 0 <= index < len(value):
+                exact = float(np.float32(value[index]))
+                if exact != value[index]:
+                    value[index] = exact
+                    n += 1
+        except (KeyError, TypeError, IndexError):
+            continue
+    return n

@@ -6,7 +6,9 @@ first step of a trajectory export (:mod:`.exporting`).
 ``source="fcurves"`` evaluates the q F-curves directly (:func:`.bridge.animation.sample`;
 a joint without an active curve keeps its stored value): fast, nothing in the scene changes.
 ``source="scene"`` steps the scene (``frame_set``) and reads the stored q: NLA strips, action
-influence and drivers included; the current frame is restored. ``"auto"`` (default) takes
+influence and drivers included; the current frame is restored. A q its action's F-curves or a
+driver animate reads as the animation's single-precision value also where a solve wrote a
+value within single precision of it (:func:`.shared.frames.set_frame`). ``"auto"`` (default) takes
 F-curves unless some link uses NLA tracks, an action influence below 1, tweak mode, or drivers
 on its vart properties. Values are what the F-curves hold: single precision (about 7
 significant digits).
@@ -21,7 +23,7 @@ import numpy as np
 from ..bridge import animation as A
 from ..bridge import schema as S
 from ..formats.trajectory import model as TR
-from ..shared.frames import kept_frame
+from ..shared.frames import kept_frame, set_frame
 from ..solver.text import show
 from .joint_columns import TrajectoryError, _link_objects, columns
 
@@ -83,7 +85,10 @@ def sample_trajectory(scene=None, frame_start=None, frame_end=None, *, source: s
     if source == "scene" or (source == "auto" and _needs_scene(obs)):
         with kept_frame(scene):
             for k, f in enumerate(frames):
-                scene.frame_set(int(f))
+                if k == 0:  # animated values exact (see shared.frames); Blender keeps them so
+                    set_frame(scene, int(f), objects=obs.values())
+                else:
+                    scene.frame_set(int(f))
                 groups: dict[str, Any] = {}
                 for c, col in enumerate(cols):
                     g = groups.get(col.joint)

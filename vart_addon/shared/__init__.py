@@ -11,5 +11,6 @@ here, in public modules below all of those, so none of them imports another's in
 - :mod:`.bridge_cache`: the one cached :class:`~vart_addon.bridge.SceneBridge` per scene and
   the solve settings of a scene (``solve_kw``);
 - :mod:`.frames`: :func:`~.frames.kept_frame`, the scene's frame and subframe restored
-  after work that steps through frames, whatever happens in it.
+  after work that steps through frames, whatever happens in it; :func:`~.frames.set_frame`,
+  a frame change after which animated values are exact.
 """

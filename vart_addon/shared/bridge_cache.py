@@ -15,9 +15,41 @@ from ..bridge import SceneBridge, scene_key
 _bridge_cache: dict = {}
 
 
+#: Goals left on the cached bridge's linkage between their owner's uses, as ``[(bridge,
+#: release)]``: live mode keeps its chain's input targets there from frame to frame, so the
+#: solver analyses them once per chain instead of once per frame (a goal added or removed
+#: means a new analysis: about 40 ms on the 271-link tower).
+_kept: list = []
+
+
+def keep_goals(bridge, release) -> None:
+    """Leave goals of one's own on ``bridge``'s linkage between uses: :func:`bridge_for`
+    calls ``release()`` (which takes them off) before it hands the bridge to anyone, the
+    owner included; :func:`clear_bridge_cache` forgets it with the bridge."""
+    _kept[:] = [(bridge, release)]
+
+
+def release_kept() -> None:
+    """Take the goals :func:`keep_goals` left on the cached bridge off it (if any)."""
+    if _kept:
+        (_bridge, release), = _kept
+        _kept.clear()
+        release()
+
+
+def cached_bridge(scene):
+    """The cached bridge of ``scene`` as it is (goals :func:`keep_goals` left included), or
+    None if the cache holds another scene's or none: for the owner of kept goals."""
+    bridge = _bridge_cache.get(scene_key(scene))
+    if bridge is not None:
+        bridge.scene = scene
+    return bridge
+
+
 def bridge_for(scene):
     """The cached :class:`~vart_addon.bridge.SceneBridge` of ``scene`` (a new one for another
-    scene, replacing the old)."""
+    scene, replacing the old), without goals another user kept on it (:func:`keep_goals`)."""
+    release_kept()
     # a wrong hit (an address key of older Blenders) costs nothing: the bridge re-reads and
     # validates the scene anyway
     uid = scene_key(scene)
@@ -31,6 +63,7 @@ def bridge_for(scene):
 
 def clear_bridge_cache() -> None:
     _bridge_cache.clear()
+    _kept.clear()
 
 
 #: Iterations a one-shot solve (Operate Joint, Solve) may take at least: a big move must
