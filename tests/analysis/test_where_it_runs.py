@@ -127,11 +127,11 @@ def test_command_line_bad_input(tmp_path):
     out = cli("study.json", "model.json", "--out", "res", cwd=tmp_path)
     assert out.returncode == 2 and "joint 'nope' is not in the model" in out.stderr
     newer = json.loads(SM.tilted_spring_arm())
-    newer["version"] = 2
+    newer["version"] = 3
     (tmp_path / "new.json").write_text(json.dumps(newer))
     (tmp_path / "study.json").write_text(json.dumps(STUDY))
     out = cli("study.json", "new.json", "--out", "res", cwd=tmp_path)
-    assert out.returncode == 2 and "version: 2 is newer" in out.stderr
+    assert out.returncode == 2 and "version: 3 is newer" in out.stderr
     out = cli("study.json", "model.json", "--out", "res", "--scheduler", "tcp://127.0.0.1:9",
               "--timeout", "1", cwd=tmp_path)
     assert out.returncode == 2 and "does not answer" in out.stderr

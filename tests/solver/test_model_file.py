@@ -78,10 +78,11 @@ def broken(edit):
 
 
 @pytest.mark.parametrize("edit, message", [
-    (lambda d: d.update(version=2), "version: 2 is newer than this vart reads"),
+    (lambda d: d.update(version=3), "version: 3 is newer than this vart reads"),
     (lambda d: d.update(format="other"), "format: expected 'vart-model'"),
     (lambda d: d.pop("gravity"), "missing field 'gravity'"),
-    (lambda d: d.update(sublinkages=[]), "unknown field 'sublinkages'"),
+    (lambda d: d.update(version=1), "unknown field 'sublinkages'"),
+    (lambda d: d.pop("sublinkages"), "missing field 'sublinkages'"),
     (lambda d: d["joints"][2].update(lower="low"), "joints[2].lower: expected a list"),
     (lambda d: d["joints"][2].pop("spring"), "joints[2]: missing field 'spring'"),
     (lambda d: d["joints"][0].update(type="hinge"), "joints[0]"),

@@ -1,5 +1,6 @@
 """The model file: a linkage, its goals, gravity and solver settings as one versioned JSON
-document, written and read without Blender (``"format": "vart-model", "version": 1``).
+document, written and read without Blender (``"format": "vart-model", "version": 2``;
+version 1 files, without sublinkages, are read as well).
 
 What it holds (metres, radians, kilograms, seconds; 4x4 poses as 16 numbers, row-major):
 
@@ -16,14 +17,20 @@ What it holds (metres, radians, kilograms, seconds; 4x4 poses as 16 numbers, row
   ``lower`` / ``upper`` (null: no limit) and the goals: ``lock`` (values or null), ``target``
   (``{"q": [...], "mask": [...]}`` or null), ``posture``, ``spring`` (``{"stiffness",
   "rest"}``, N/m or N m/rad, or null), ``mimic`` (``{"leader", "multiplier", "offset"}`` or
-  null).
+  null);
+- ``sublinkages`` (version 2; :mod:`.sublinkages`): ``tree``, each sublinkage in the
+  linkage's order as ``{"name", "parent" (null: the top), "disposition"}``; ``links``,
+  ``{link: sublinkage}`` for every link assigned to one; ``joints``, ``{joint: sublinkage or
+  null}`` for every joint assigned on its own (null: to the top whatever its child link's),
+  the others following their child link.
 
 Reading rebuilds exactly the linkage that was written (same link and joint order, spanning
 tree, values and goals), so a solve of the read linkage gives the poses the writer's solve
 gives. Every field is required; a missing one, an unknown one, a wrong type or a file of a
 newer version raises :class:`ModelFileError` naming the field (``joints[3].lower``) with
-nothing built. Version 1 readers refuse later versions: a later version may add sections
-(``"sublinkages"``) that a version 1 reader would silently drop.
+nothing built. Readers refuse later versions: a later version may add sections that an older
+reader would silently drop (version 1 readers refuse version 2 files, whose sublinkages they
+would lose).
 """
 from __future__ import annotations
 
@@ -41,8 +48,10 @@ from .solver import Settings
 from .text import json_error, show
 
 FORMAT = "vart-model"
-VERSION = 1
-_TOP = ("format", "version", "gravity", "settings", "links", "joints")
+VERSION = 2
+_TOP_V1 = ("format", "version", "gravity", "settings", "links", "joints")
+_TOP = _TOP_V1 + ("sublinkages",)
+_SUBS = ("tree", "links", "joints")
 _LINK = ("name", "mass", "com", "virtual", "root")
 _ROOT = ("tree", "q", "lock", "target", "posture")
 _JOINT = ("name", "type", "parent", "child", "T_parent_mob", "T_child_frame", "pitch",
@@ -97,9 +106,14 @@ def model_dict(lk: Linkage, settings: Settings | None = None) -> dict:
             "mimic": None if j.mimic is None else
             {"leader": j.mimic[0], "multiplier": float(j.mimic[1]), "offset": float(j.mimic[2])},
         })
+    subs = {"tree": [{"name": sub.name, "parent": sub.parent, "disposition": sub.disposition}
+                     for sub in lk.sublinkages.values()],
+            "links": {n: h for n, h in lk.link_home.items() if h is not None},
+            "joints": dict(lk.joint_home)}
     return {"format": FORMAT, "version": VERSION,
             "gravity": None if lk.gravity is None else _floats(lk.gravity),
-            "settings": dataclasses.asdict(settings), "links": links, "joints": joints}
+            "settings": dataclasses.asdict(settings), "links": links, "joints": joints,
+            "sublinkages": subs}
 
 
 def dumps(lk: Linkage, settings: Settings | None = None) -> str:
@@ -205,11 +219,12 @@ def from_dict(doc) -> tuple[Linkage, Settings]:
             isinstance(doc.get("version"), int) and doc["version"] > VERSION:
         raise ModelFileError(f"model file: version: {doc['version']} is newer than this vart "
                              f"reads (version {VERSION}); update vart")
-    top = _Obj(doc, "", _TOP)
+    v1 = isinstance(doc, dict) and doc.get("version") == 1
+    top = _Obj(doc, "", _TOP_V1 if v1 else _TOP)
     if doc["format"] != FORMAT:
         top.fail("format", repr(FORMAT))
-    if doc["version"] != VERSION or isinstance(doc["version"], bool):
-        top.fail("version", str(VERSION))
+    if doc["version"] not in (1, VERSION) or isinstance(doc["version"], bool):
+        top.fail("version", f"1 or {VERSION}")
     settings = _settings(top)
     lk = Linkage()
     gravity = top.floats("gravity", 3, null=True)
@@ -239,8 +254,35 @@ def from_dict(doc) -> tuple[Linkage, Settings]:
         _joint_goals(lk, o)
     with _blame("gravity"):
         lk.set_gravity(gravity)
+    if not v1:
+        _sublinkages(lk, top.obj("sublinkages", _SUBS))
     lk.touch_topology()
     return lk, settings
+
+
+def _sublinkages(lk: Linkage, o: _Obj):
+    """The ``sublinkages`` section: the sublinkages (nested once all exist), then the links'
+    and joints' assignments; the solver's checks name the field at fault."""
+    tree = o.value["tree"]
+    if not isinstance(tree, list):
+        o.fail("tree", "a list")
+    subs = [_Obj(v, f"{o.path}.tree[{i}]", ("name", "parent", "disposition"))
+            for i, v in enumerate(tree)]
+    for s in subs:
+        with _blame(s.path):
+            lk.add_sublinkage(s.text("name"), None, s.text("disposition"))
+    for s in subs:
+        with _blame(s.where("parent")):
+            lk.set_sublinkage_parent(s.value["name"], s.text("parent", null=True))
+    for key, assign in (("links", lk.assign_link), ("joints", lk.assign_joint)):
+        homes = o.value[key]
+        if not isinstance(homes, dict):
+            o.fail(key, "an object {name: sublinkage}")
+        for member, home in homes.items():
+            if not (home is None and key == "joints") and not (isinstance(home, str) and home):
+                o.fail(key, "sublinkage names" + (" or null" if key == "joints" else ""))
+            with _blame(f"{o.where(key)}.{member}"):
+                assign(member, home)
 
 
 def _no_limit(values, sign) -> list:
