@@ -13,6 +13,8 @@ For each scene (the four hexapod stories and the modular tower, built by *Add Ex
   start, in frames per second, for comparison with the first pass.
 
 Real time at 24 fps is 41.7 ms per frame. One BLAS thread. ``--only KEY`` runs one scene.
+The last column is this process's CPU time (medians per frame change; the bake's mean per
+frame): on a shared machine it moves far less than the wall clock, so compare runs with it.
 """
 from __future__ import annotations
 
@@ -46,13 +48,15 @@ def fresh(key):
     return bpy.context.scene
 
 
-def frame_changes(scene, frames) -> np.ndarray:
-    out = []
+def frame_changes(scene, frames) -> tuple[np.ndarray, np.ndarray]:
+    """ms per ``frame_set`` to each of ``frames``: wall clock and this process's CPU time."""
+    wall, cpu = [], []
     for f in frames:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         scene.frame_set(f)
-        out.append((time.perf_counter() - t) * 1e3)
-    return np.array(out)
+        wall.append((time.perf_counter() - t) * 1e3)
+        cpu.append((time.process_time() - c) * 1e3)
+    return np.array(wall), np.array(cpu)
 
 
 def run(key) -> dict:
@@ -62,13 +66,16 @@ def run(key) -> dict:
     scene.vart.live = True  # solves the first frame
     first_ms = (time.perf_counter() - t) * 1e3
     frames = range(start + 1, end + 1)
-    first = frame_changes(scene, frames)
-    cached = frame_changes(scene, frames)
+    first, first_cpu = frame_changes(scene, frames)
+    cached, cached_cpu = frame_changes(scene, frames)
     unmet = "unmet" in scene.vart.status_summary
     scene.vart.live = False  # back where live mode started: the bake starts there too
+    c = time.process_time()
     res = bake(scene, bridge=bridge_for(scene), **solve_kw(scene, bake=True))
+    bake_cpu = (time.process_time() - c) * 1e3 / res.frames
     vart_addon.unregister()
     return dict(frames=end - start + 1, first_ms=first_ms, first=first, cached=cached,
+                first_cpu=first_cpu, cached_cpu=cached_cpu, bake_cpu=bake_cpu,
                 bake_fps=res.fps, bake_ms=res.total_ms / res.frames, unmet=unmet)
 
 
@@ -80,15 +87,17 @@ def main(argv=None):
           f"{os.environ.get('OPENBLAS_NUM_THREADS')}\n")
     print("| scene | frames | first pass ms/frame (median, worst) | first pass frames/s | "
           "cached ms/frame (median, worst) | bake ms/frame | bake frames/s | real time "
-          "at 24 fps (first pass) |")
-    print("|---|---|---|---|---|---|---|---|")
+          "at 24 fps (first pass) | CPU ms/frame: first pass, cached, bake |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for key in ([args.only] if args.only else SCENES):
         r = run(key)
         f, c = r["first"], r["cached"]
         print(f"| {key} | {r['frames']} | {np.median(f):.2f}, {f.max():.2f} | "
               f"{1e3 / f.mean():.0f} | {np.median(c):.2f}, {c.max():.2f} | "
               f"{r['bake_ms']:.2f} | {r['bake_fps']:.0f} | "
-              f"{'yes' if f.max() < REAL_TIME_MS else 'no'} |", flush=True)
+              f"{'yes' if f.max() < REAL_TIME_MS else 'no'} | "
+              f"{np.median(r['first_cpu']):.2f}, {np.median(r['cached_cpu']):.2f}, "
+              f"{r['bake_cpu']:.2f} |", flush=True)
 
 
 if __name__ == "__main__":
