@@ -29,7 +29,7 @@ from ..formats.urdf import files as urdf
 from ..formats.urdf.from_linkage import urdf_joint_values
 from ..physics.mjcf_export import MjcfFile, posed_spec, write_mjcf
 from ..physics.model import Closure, PhysicsError
-from ..shared.frames import kept_frame
+from ..shared.frames import kept_frame, set_frame
 from .replay import scene_robot
 
 __all__ = ["MjcfExport", "export_mjcf"]
@@ -76,8 +76,8 @@ def export_mjcf(path, scene=None, *, frame: int | None = None, virtual_closures:
     scene = scene or bpy.context.scene
     bridge = bridge or SceneBridge(scene)
     with kept_frame(scene):
-        if frame is not None:
-            scene.frame_set(int(frame))
+        if frame is not None:  # keyed values exactly as keyed (see shared.frames)
+            set_frame(scene, int(frame))
         robot, meshes, closures, warnings = scene_robot(scene, bridge)
         obs = bridge.objects()
         poses = {n: P.rigid_and_scale(P.observe(ob), n)[0] for n, ob in obs.items()}

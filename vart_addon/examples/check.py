@@ -34,12 +34,15 @@ def check_baked(scene, frame_start: int, frame_end: int) -> BakeCheck:
     linkage is built once, at the first frame (a bake never changes the structure)."""
     from ..bridge import build as B
     from ..bridge import poses as P
-    from ..shared.frames import kept_frame
+    from ..shared.frames import kept_frame, set_frame
     out = BakeCheck()
     lk = None
     with kept_frame(scene):
         for f in range(int(frame_start), int(frame_end) + 1):
-            scene.frame_set(f)
+            if lk is None:  # the first: keyed values exact (shared.frames); Blender keeps them
+                set_frame(scene, f)
+            else:
+                scene.frame_set(f)
             obs = {ob.name: ob for ob in scene.objects if S.is_link(ob)}
             poses = {n: P.rigid_and_scale(P.observe(ob), n)[0] for n, ob in obs.items()}
             if lk is None:
