@@ -28,7 +28,7 @@ LAYERS = (
     ("formats",),                             # files without Blender: URDF, trajectories, STL
     ("physics", "analysis"),                  # MuJoCo model and replay (numpy, mujoco lazily);
                                               # studies: sweeps, Monte Carlo (numpy, dask lazily)
-    ("bridge", "properties", "preferences"),  # Blender objects <-> linkage; settings
+    ("bridge", "properties"),                 # Blender objects <-> linkage; scene settings
     ("shared",),                              # active joint, units, bridge cache, kept_frame
     ("animation", "overlay", "io_urdf"),      # keys and bakes; drawing; robots in and out
     ("drag", "io_trajectory", "examples",     # viewport drags; trajectories; Add Example;

@@ -12,12 +12,11 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
-from .. import preferences
 from ..bridge import schema as S
 from ..formats.urdf import mesh_paths, xacro_files
 from ..formats.urdf.base import UrdfError
 from ..io_urdf import IoError
-from ..shared import bridge_cache
+from ..shared import bridge_cache, preferences
 from . import support
 
 #: Warnings listed one by one in a report; more are counted.

@@ -12,5 +12,7 @@ here, in public modules below all of those, so none of them imports another's in
   the solve settings of a scene (``solve_kw``);
 - :mod:`.frames`: :func:`~.frames.kept_frame`, the scene's frame and subframe restored
   after work that steps through frames, whatever happens in it; :func:`~.frames.set_frame`,
-  a frame change after which animated values are exact.
+  a frame change after which animated values are exact;
+- :mod:`.preferences`: the add-on's preferences (*Package Search Paths*, read by every robot
+  import), registered with the add-on.
 """

@@ -58,7 +58,7 @@ def test_a_urdf_that_uses_xacro_and_the_preferences_search_paths(vart_registered
     Paths* preference finds ``$(find arm_description)`` and the package's mesh."""
     import shutil
 
-    from vart_addon import preferences
+    from vart_addon.shared import preferences
     moved = tmp_path / "robot.urdf"
     shutil.copy(ARM, moved)
     before = set(bpy.data.objects.keys())

@@ -13,11 +13,12 @@ from __future__ import annotations
 import bpy
 from bpy.props import StringProperty
 
-from .formats.urdf import mesh_paths
+from ..formats.urdf import mesh_paths
 
 #: The add-on's module name, which names its preferences: the package holding vart_addon
 #: (``bl_ext.user_default.vart`` once installed), or vart_addon itself when it is the top.
-ADDON = __package__.rpartition(".")[0] or __package__
+_VART_ADDON = __package__.rpartition(".")[0]  # this module's package is vart_addon.shared
+ADDON = _VART_ADDON.rpartition(".")[0] or _VART_ADDON
 
 
 class VART_AP_preferences(bpy.types.AddonPreferences):
