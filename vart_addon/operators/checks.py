@@ -12,7 +12,6 @@ refresh the peaks list (``scene.vart.peaks``)."""
 import bpy
 from bpy.props import BoolProperty, FloatProperty, IntProperty, StringProperty
 
-from ..bridge import schema as S
 from . import support
 from .frame_steps import FrameSteps
 
@@ -41,7 +40,7 @@ class VART_OT_check_clearance(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return _poll_links(cls, context)
+        return support.poll_links(cls, context)
 
     def _defaults(self, context):
         FrameSteps._defaults(self, context)  # the frame range, as the stepped operators
@@ -74,15 +73,6 @@ class VART_OT_check_clearance(bpy.types.Operator):
         return {'FINISHED'}
 
 
-def _poll_links(cls, context) -> bool:
-    if not support.object_mode(cls, context):
-        return False
-    if not any(S.is_link(ob) for ob in context.scene.objects):
-        cls.poll_message_set("The scene has no links (Vart > Make Links)")
-        return False
-    return True
-
-
 class VART_OT_replay_physics(FrameSteps, bpy.types.Operator):
     bl_idname = "vart.replay_physics"
     bl_label = "Replay in MuJoCo"
@@ -102,7 +92,7 @@ class VART_OT_replay_physics(FrameSteps, bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return _poll_links(cls, context)
+        return support.poll_links(cls, context)
 
     def _start(self, context):
         from ..checks.replay import replay_scene_steps
@@ -153,7 +143,7 @@ class VART_OT_plot_curves(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return _poll_links(cls, context)
+        return support.poll_links(cls, context)
 
     def execute(self, context):
         from ..checks.plots import key_motion_curves, store_peaks

@@ -237,12 +237,7 @@ class VART_OT_export_mjcf(bpy.types.Operator, ExportHelper):  # type: ignore[mis
 
     @classmethod
     def poll(cls, context):
-        if not support.object_mode(cls, context):
-            return False
-        if not any(S.is_link(ob) for ob in context.scene.objects):
-            cls.poll_message_set("the scene has no links")
-            return False
-        return True
+        return support.poll_links(cls, context)
 
     def execute(self, context):
         from ..checks.mjcf_export import export_mjcf

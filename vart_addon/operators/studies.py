@@ -8,7 +8,6 @@ import bpy
 from bpy.props import BoolProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper
 
-from ..bridge import schema
 from ..studies.model_export import export_model
 from . import support
 from .frame_steps import FrameSteps
@@ -26,20 +25,12 @@ class VART_OT_export_model(bpy.types.Operator, ExportHelper):  # type: ignore[mi
 
     @classmethod
     def poll(cls, context):
-        if not support.object_mode(cls, context):
-            return False
-        if not any(schema.is_link(ob) for ob in context.scene.objects):
-            cls.poll_message_set("The scene has no links (Vart > Make Links, or Add Example)")
-            return False
-        return True
+        return support.poll_links(cls, context)
 
     def execute(self, context):
         try:
             path = export_model(context.scene, self.filepath)
-        except support.ERRORS as e:
-            self.report({'ERROR'}, str(e))
-            return {'CANCELLED'}
-        except OSError as e:
+        except (OSError, *support.ERRORS) as e:
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}
         self.report({'INFO'}, f"Wrote the model file {path!r}")

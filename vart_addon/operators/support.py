@@ -8,6 +8,7 @@ the cached bridge) is :mod:`vart_addon.shared`.
 from __future__ import annotations
 
 from ..bridge import BridgeError
+from ..bridge import schema as S
 from ..shared import selection
 from ..shared.bridge_cache import bridge_for, solve_kw
 from ..solver import VartError
@@ -28,6 +29,17 @@ NO_LIMIT = 1e30
 def object_mode(cls, context) -> bool:
     if context.mode != 'OBJECT':
         cls.poll_message_set("Switch to Object Mode")
+        return False
+    return True
+
+
+def poll_links(cls, context) -> bool:
+    """Poll of operators on the scene's links as a whole (export, checks, studies): Object
+    Mode and at least one link (sets the message)."""
+    if not object_mode(cls, context):
+        return False
+    if not any(S.is_link(ob) for ob in context.scene.objects):
+        cls.poll_message_set("The scene has no links (Vart > Make Links, or Add Example)")
         return False
     return True
 
