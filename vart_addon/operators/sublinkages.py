@@ -34,6 +34,20 @@ def _validate(context) -> None:
     bridge_cache.bridge_for(context.scene).sync()
 
 
+def _checked(context, change, undo):
+    """``change()`` between two syncs of the scene's bridge: a scene refused as it was stays
+    as it was; a change the second sync refuses is undone (``undo(result)``) and the error
+    raised. Returns what ``change()`` returned."""
+    _validate(context)
+    result = change()
+    try:
+        _validate(context)
+    except support.ERRORS:
+        undo(result)
+        raise
+    return result
+
+
 def _target(context, name: str):
     """The collection an operator acts on: ``name``, else the active link's sublinkage."""
     scene = context.scene
@@ -80,13 +94,10 @@ class VART_OT_make_sublinkage(bpy.types.Operator):
         obs = selected_links(context)
 
         def go():
-            _validate(context)  # a scene refused as it is stays as it is
-            coll = SL.make_sublinkage(context.scene, obs, self.name, self.disposition)
-            try:
-                _validate(context)
-            except support.ERRORS:
-                SL.dissolve(context.scene, coll)
-                raise
+            coll = _checked(
+                context, lambda: SL.make_sublinkage(context.scene, obs, self.name,
+                                                    self.disposition),
+                lambda made: SL.dissolve(context.scene, made))
             self.report({'INFO'}, f"Sublinkage {coll.name!r} ({self.disposition}): "
                         + ", ".join(ob.name for ob in obs))
             return {'FINISHED'}
@@ -111,19 +122,16 @@ class VART_OT_set_disposition(bpy.types.Operator):
 
     def execute(self, context):
         def go():
-            _validate(context)
             coll = _target(context, self.collection)
             raw = coll.get(S.KEY)
             before = raw.to_dict() if hasattr(raw, "to_dict") else raw
-            SL.write_disposition(coll, self.disposition)
-            try:
-                _validate(context)
-            except support.ERRORS:
+
+            def undo(_):
                 if before is None:
                     SL.unmark(coll)
                 else:
                     coll[S.KEY] = before
-                raise
+            _checked(context, lambda: SL.write_disposition(coll, self.disposition), undo)
             return {'FINISHED'}
         return support.run(self, go)
 
