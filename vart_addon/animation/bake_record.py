@@ -105,20 +105,12 @@ def claim(scene, start: int, end: int, objects) -> list[tuple[int, int]]:
         else:
             kept.append((a, b))
     for ob, fc in list(_bake_curves(objects)):
-        kp = fc.keyframe_points
-        n = len(kp)
-        if not n:
+        if not len(fc.keyframe_points):
             continue
-        co = np.empty(2 * n, dtype=np.float32)
-        kp.foreach_get("co", co)
-        inside = (co[0::2] >= lo - 1e-4) & (co[0::2] <= hi + 1e-4)
-        if inside.all():
-            A.remove_fcurve(ob, fc)
+        if A.remove_keys(fc, lo, hi):
+            fc.update()
         else:
-            for i in np.flatnonzero(inside)[::-1]:
-                kp.remove(kp[int(i)], fast=True)
-            if inside.any():
-                fc.update()
+            A.remove_fcurve(ob, fc)
     scene[KEY] = [list(r) for r in sorted(kept + [(start, end)])]
     return kept
 

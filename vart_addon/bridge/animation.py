@@ -146,18 +146,8 @@ def write_keys(fc, frames, values, *, interpolation: str = "LINEAR",
         raise ValueError(f"{frames.size} frames but {values.size} values")
     if not frames.size:
         return 0
-    lo, hi = (frames.min(), frames.max()) if replace is None else replace
+    remove_keys(fc, *((frames.min(), frames.max()) if replace is None else replace))
     kp = fc.keyframe_points
-    n = len(kp)
-    if n:
-        co = np.empty(2 * n, dtype=np.float32)
-        kp.foreach_get("co", co)
-        inside = (co[0::2] >= lo - 1e-4) & (co[0::2] <= hi + 1e-4)
-        if inside.all():
-            kp.clear()
-        else:
-            for i in np.flatnonzero(inside)[::-1]:
-                kp.remove(kp[int(i)], fast=True)
     n = len(kp)
     m = frames.size
     co = np.empty(2 * (n + m), dtype=np.float32)
@@ -177,6 +167,25 @@ def write_keys(fc, frames, values, *, interpolation: str = "LINEAR",
     kp.foreach_set("type", kind)
     fc.update()
     return m
+
+
+def remove_keys(fc, first: float, last: float) -> int:
+    """Remove the keys of F-curve ``fc`` on frames ``first``..``last`` (inclusive), keeping
+    the others untouched (call ``fc.update()`` after). Returns how many keys remain."""
+    import numpy as np
+    kp = fc.keyframe_points
+    n = len(kp)
+    if not n:
+        return 0
+    co = np.empty(2 * n, dtype=np.float32)
+    kp.foreach_get("co", co)
+    inside = (co[0::2] >= first - 1e-4) & (co[0::2] <= last + 1e-4)
+    if inside.all():
+        kp.clear()
+    else:
+        for i in np.flatnonzero(inside)[::-1]:
+            kp.remove(kp[int(i)], fast=True)
+    return int(n - inside.sum())
 
 
 def key_channels(idblock, data_path: str, frame: float, *, group: str = "",
