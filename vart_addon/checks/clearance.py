@@ -287,8 +287,9 @@ def check_clearance(scene=None, frame_start=None, frame_end=None, *, ground=None
         pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]
                  if frozenset((a, b)) not in skip and not (a in virtual and b in virtual)]
         if ignore_touching:
-            res.ignored = sorted(touching_at_zero(lk, meshes, pairs))
-            pairs = [pr for pr in pairs if pr not in set(res.ignored)]
+            touching = touching_at_zero(lk, meshes, pairs)
+            res.ignored = sorted(touching)
+            pairs = [pr for pr in pairs if pr not in touching]
         res.links, res.pairs = len(names), len(pairs)
         n = end - start + 1
         for k in range(n):
