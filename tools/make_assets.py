@@ -38,6 +38,7 @@ import numpy as np
 REPO = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from solid_inertia import uniform_inertial  # noqa: E402
 from vart_addon.formats.stl import stl_bytes  # noqa: E402
 from vart_addon.formats.urdf import files as U  # noqa: E402
 
@@ -136,6 +137,23 @@ WHEEL_RADIUS = 0.15
 WHEEL_WIDTH = 0.12
 CAMERA_AT = (0.0, -0.62, 0.48)     # camera link origin in the deck frame
 
+# The hexapod's physical figures: sources, and what is not published, in assets/README.md
+# ("Physical figures of the ATHLETE-like hexapod"). Its size is JPL's first-generation ATHLETE's.
+#: Mass of the whole vehicle (kg): first-generation ATHLETE, "weigh approximately 850 kg".
+VEHICLE_MASS = 850.0
+#: The links' shares of VEHICLE_MASS (relative weights): NOT published, the model's own.
+MASS_SHARE = {"deck": 300.0, "camera": 2.0, "hip": 8.0, "thigh": 12.0, "shin": 10.0,
+              "ankle": 4.0, "foot": 3.0, "wheel": 6.0}
+#: Limb joints' effort (N m) and velocity (rad/s) limits: NOT published, the model's own.
+LIMB_EFFORT, LIMB_VELOCITY = 100.0, 1.0
+
+
+def link_mass(part: str) -> float:
+    """The mass (kg) of the hexapod link ``part`` (a :data:`MASS_SHARE` key)."""
+    per_limb = sum(MASS_SHARE.values()) - MASS_SHARE["deck"] - MASS_SHARE["camera"]
+    return VEHICLE_MASS * MASS_SHARE[part] / (sum(MASS_SHARE.values()) + 5 * per_limb)
+
+
 #: (joint suffix, child suffix, axis, offset along the parent's x, limits)
 LIMB = (("hip_yaw", "hip", (0, 0, 1), None, (-1.2, 1.2)),
         ("hip_pitch", "thigh", (0, 1, 0), HIP_OFFSET, (-2.0, 2.0)),
@@ -146,18 +164,20 @@ LIMB = (("hip_yaw", "hip", (0, 0, 1), None, (-1.2, 1.2)),
 
 
 def athlete() -> tuple[U.Robot, dict]:
-    links = [U.Link("deck", (
+    deck_v, deck_t = prism(6, DECK_RADIUS, DECK_THICKNESS)
+    meshes = {"meshes/deck.stl": (deck_v, deck_t)}
+    deck = (
         vis("deck_body", U.Mesh("meshes/deck.stl"), WHITE),
         box("deck_cargo", (0.9, 0.7, 0.18), BLUE, (0.05, 0.12, DECK_THICKNESS / 2 + 0.09)),
         cyl("deck_antenna", 0.02, 0.5, SILVER, (-0.35, 0.3, DECK_THICKNESS / 2 + 0.25)),
         box("deck_mast", (0.06, 0.06, CAMERA_AT[2] - DECK_THICKNESS / 2),
             SILVER, (CAMERA_AT[0], CAMERA_AT[1] + 0.02,
-                     (CAMERA_AT[2] + DECK_THICKNESS / 2) / 2 - 0.04)),
-    ), inertial=inertial(300.0)),
-        U.Link("camera", (
-            box("camera_body", (0.14, 0.2, 0.12), ORANGE),
-            cyl("camera_lens", 0.045, 0.08, DARK, (0.0, -0.13, 0.0), (HALF_PI, 0, 0)),
-        ), inertial=inertial(2.0))]
+                     (CAMERA_AT[2] + DECK_THICKNESS / 2) / 2 - 0.04)))
+    camera = (box("camera_body", (0.14, 0.2, 0.12), ORANGE),
+              cyl("camera_lens", 0.045, 0.08, DARK, (0.0, -0.13, 0.0), (HALF_PI, 0, 0)))
+    # inertia derived: the link's mass spread uniformly over its own visual solids
+    links = [U.Link("deck", deck, inertial=uniform_inertial(link_mass("deck"), deck, meshes)),
+             U.Link("camera", camera, inertial=uniform_inertial(link_mass("camera"), camera))]
     joints = [joint("camera_mount", "fixed", "deck", "camera", CAMERA_AT)]
     w2 = 0.05  # half width of the limb segments
     for k in range(6):
@@ -172,13 +192,12 @@ def athlete() -> tuple[U.Robot, dict]:
                 xyz, rpy = (offset, 0.0, 0.0), (0.0, 0.0, 0.0)
             jtype = "continuous" if lim is None else "revolute"
             joints.append(joint(f"leg{k}_{jn}", jtype, parent, child, xyz, rpy, axis,
-                                None if lim is None else limit(*lim)))
-            links.append(U.Link(child, _limb_visuals(child, cn, w2), inertial=inertial(
-                {"hip": 8.0, "thigh": 12.0, "shin": 10.0, "ankle": 4.0, "foot": 3.0,
-                 "wheel": 6.0}[cn])))
+                                None if lim is None else
+                                limit(*lim, effort=LIMB_EFFORT, velocity=LIMB_VELOCITY)))
+            shape = _limb_visuals(child, cn, w2)
+            links.append(U.Link(child, shape, inertial=uniform_inertial(link_mass(cn), shape)))
             parent = child
     robot = U.Robot("athlete", tuple(links), tuple(joints))
-    deck_v, deck_t = prism(6, DECK_RADIUS, DECK_THICKNESS)
     return robot, {"meshes/deck.stl": stl_bytes(deck_v, deck_t, name="deck")}
 
 
