@@ -35,6 +35,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from vart_addon.examples.tower import TOWER, tower_nodes  # noqa: E402  (bpy: run in .venv)
+from vart_addon.examples.tower_abstract import CELLS_PER_BLOCK, STRETCH, block_axis_frame  # noqa: E402
 from vart_addon.solver import Linkage, Settings, Solver, se3  # noqa: E402
 
 #: The joints' frame in the x-z plane: z along world -y (as the example's ``_PLANAR``).
@@ -68,20 +69,65 @@ def tower_linkage(cells: int) -> Linkage:
     return lk
 
 
-def run(cells: int, frames: int, pull: float, profile: bool = False) -> dict:
-    """Drag the top of a ``cells``-cell tower; per-frame times (ms) and statistics."""
+def abstract_tower_linkage(cells: int) -> Linkage:
+    """The tower of ``cells`` cells with MSim's abstraction, as *Add Example > Tower
+    (abstracted)* builds it (``vart_addon.examples.tower_abstract``): blocks of
+    ``CELLS_PER_BLOCK`` cells, each a driven sublinkage ``block{b}`` following its virtual
+    ``block{b}_bend`` (revolute, bottom rung -> ``block{b}_axis``) and ``block{b}_stretch``
+    (prismatic closure, axis -> top rung) in the driving top level."""
     lk = tower_linkage(cells)
+    A, B = tower_nodes(cells, TOWER["width"], TOWER["height"], TOWER["jitter"])
+
+    def centre(i):
+        return (np.array([A[i][0], 0.0, A[i][1]]) + np.array([B[i][0], 0.0, B[i][1]])) / 2
+
+    for b in range(cells // CELLS_PER_BLOCK):
+        lo, hi = CELLS_PER_BLOCK * b, CELLS_PER_BLOCK * (b + 1)
+        c0, c1 = centre(lo), centre(hi)
+        R = block_axis_frame(c0, c1)
+        lk.add_link(f"block{b}_axis", pose=se3.make_pose(R, c0), virtual=True)
+        lk.add_joint(f"block{b}_bend", "revolute", f"rung{lo}", f"block{b}_axis",
+                     world_frame=se3.make_pose(PLANAR, c0), virtual=True, tree=True)
+        lk.add_joint(f"block{b}_stretch", "prismatic", f"block{b}_axis", f"rung{hi}",
+                     world_frame=se3.make_pose(R, c1), virtual=True, tree=False)
+        lk.add_sublinkage(f"block{b}", None, "driven")
+        for i in range(lo + 1, hi + 1):
+            for part in ("left", "right", "rung"):
+                lk.assign_link(f"{part}{i}", f"block{b}")
+    return lk
+
+
+def _abstract_frame(lk: Linkage, cells: int, f: int, frames: int, pull: float):
+    """Frame ``f`` of the abstracted tower's motion: every tenth block's bend keyed from 0 to
+    ``pull`` rad (as ``tower_abstract.BENDS``: blocks 4, 14, 24, ...), one block's stretch
+    target to -0.02 m (``STRETCH``)."""
+    s = f / frames
+    for b in range(4, cells // CELLS_PER_BLOCK, 10):
+        lk.lock_joint(f"block{b}_bend", [pull * s])
+    lk.set_target(f"block{STRETCH[0]}_stretch", [STRETCH[1] * s])
+
+
+def run(cells: int, frames: int, pull: float, profile: bool = False,
+        abstract: bool = False) -> dict:
+    """Drag the top of a ``cells``-cell tower (``abstract``: key the abstracted tower's
+    bends instead); per-frame times (ms) and statistics."""
+    lk = abstract_tower_linkage(cells) if abstract else tower_linkage(cells)
     top = f"rung{cells}"
     T0 = lk.pose(top)
+    if abstract:
+        _abstract_frame(lk, cells, 0, frames, pull)
     solver = Solver(lk, Settings())
     solver.solve()  # the analysis and the first factorizations, untimed
     times, iters, converged = [], [], 0
     prof = cProfile.Profile() if profile else None
     for f in range(1, frames + 1):
-        T = T0.copy()
-        T[0, 3] += pull * f / frames
-        T[2, 3] -= 0.5 * pull * f / frames
-        lk.set_link_target(top, T, mask=[1, 0, 1, 0, 0, 0])
+        if abstract:
+            _abstract_frame(lk, cells, f, frames, pull)
+        else:
+            T = T0.copy()
+            T[0, 3] += pull * f / frames
+            T[2, 3] -= 0.5 * pull * f / frames
+            lk.set_link_target(top, T, mask=[1, 0, 1, 0, 0, 0])
         t = time.perf_counter()
         if prof is not None:
             prof.enable()
@@ -107,8 +153,10 @@ def main(argv=None):
     ap.add_argument("--frames", type=int, default=20)
     ap.add_argument("--pull", type=float, default=0.3, help="metres along x (z: half, down)")
     ap.add_argument("--profile", action="store_true", help="cProfile hot spots per size")
+    ap.add_argument("--abstract", action="store_true",
+                    help="the abstracted tower (blocks as driven sublinkages, bends keyed)")
     args = ap.parse_args(argv)
-    rows = [run(c, args.frames, args.pull, args.profile) for c in args.cells]
+    rows = [run(c, args.frames, args.pull, args.profile, args.abstract) for c in args.cells]
     print(f"{'cells':>6} {'tree joints':>11} {'groups':>6} {'median ms':>10} {'p95 ms':>8} "
           f"{'iters':>5} {'converged':>9} {'exponent':>8}")
     for i, r in enumerate(rows):

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import goals as G
+from . import sparse_rows as SR
 
 
 class Evaluation:
@@ -90,6 +91,7 @@ class GroupProblem:
         self.mu = np.zeros(6)  # Levenberg-Marquardt damping per level (adapted by gain ratio)
         self.chord_pays = True  # simplified Newton steps are expected to finish (solver.py)
         self.bend = None  # the last solve's (first step, bend, |first step|^2), stepper.py
+        self.structures: dict = {}  # the stacked solve's block structures (block_gram.py)
         self.value_batches = frozenset(i for i, b in enumerate(self.batches)
                                        if isinstance(b, G.ConfigBatch))
 
@@ -116,6 +118,7 @@ class GroupProblem:
         Js, rs = [], []
         for b, (e, J, _) in zip(self.batches[self.level_slices[G.POTENTIAL]],
                                 ev.rows[self.level_slices[G.POTENTIAL]]):
+            J = SR.dense(J)
             if isinstance(b, G.GravityBatch):
                 Js.append(J)
                 rs.append(-g * e)
@@ -128,7 +131,7 @@ class GroupProblem:
         """Levenberg-Marquardt: more damping on ``level`` (floor: 1e-3 of the level's largest
         squared row norm, so the damping has the Jacobian's units)."""
         J = ev.levels[level][1]
-        floor = 1e-3 * float(np.einsum("ij,ij->i", J, J).max(initial=1.0))
+        floor = 1e-3 * float(SR.row_norms2(J).max(initial=1.0))
         self.mu[level] = min(max(factor * self.mu[level], floor), 1e12)
 
     def predict(self, ev: "Evaluation", step: np.ndarray, k: int) -> float:
@@ -214,7 +217,7 @@ class GroupProblem:
             else:
                 part = rows[sl]
                 e = np.concatenate([r[0] for r in part])
-                J = np.concatenate([r[1] for r in part]) if jac else None
+                J = SR.concat([r[1] for r in part], len(self.cols)) if jac else None
             ev.levels[k] = (e, J)
             if k == G.POTENTIAL:
                 energy = 0.0

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import pose_derivatives as PD
 from . import se3
+from . import sparse_rows as SR
 from .levels import LEVEL_NAMES, N_LEVELS, GoalId, Level  # noqa: F401  (re-exported as G.*)
 
 INVARIANT, LIMIT, LOCK, POTENTIAL, TARGET, POSTURE = Level
@@ -48,6 +49,11 @@ class _Relative:
         self.pitch = np.array([j.pitch for j in joints])
         self.sign = (model.anc_sign[self.cidx] - model.anc_sign[self.pidx])[:, cols]
         self._sign_rows = {}
+        self.n_cols = len(cols)
+        # A large group's rows are stored by their supports (see sparse_rows.py).
+        self.sparse = SR.worth_it(self.n_cols, int((self.sign != 0).sum(axis=1).max(initial=0)))
+        if self.sparse:
+            self.sup_idx, self.sup_sign = SR.supports(self.sign)
         # Joints to the ground (root joints, pins) have a constant mobility frame.
         self.grounded = not self.pidx.any()
         # ... and at the world frame itself (root joints: drag targets): no products at all.
@@ -87,6 +93,13 @@ class _Relative:
         (at the world origin) -> (g*r, n_cols)."""
         g, r = D.shape[:2]
         sign = self._sign_rows.get(r)
+        if self.sparse:
+            if sign is None:
+                sign = self._sign_rows[r] = (np.repeat(self.sup_idx, r, axis=0),
+                                             np.repeat(self.sup_sign, r, axis=0))
+            S = state.S.T.take(self.sup_idx, axis=0).transpose(0, 2, 1)  # (g, 6, K)
+            vals = (D @ S).reshape(g * r, -1) * sign[1]
+            return SR.SparseRows.sparse(vals, sign[0], self.n_cols)
         if sign is None:
             sign = self._sign_rows[r] = np.repeat(self.sign, r, axis=0)
         return D.reshape(g * r, 6).dot(state.S) * sign
@@ -184,6 +197,9 @@ class _ConfigRows:
                            for j in joints], dtype=int).reshape(self.g, self.jt.dof)
             self.q_idx = qi
             self.col_idx = np.array([[col_of[c] for c in row] for row in qi], dtype=int)
+            self.sparse = SR.worth_it(len(cols), self.jt.dof)
+            if self.sparse:
+                self.sparse_idx = np.repeat(self.col_idx, self.jt.dof, axis=0)
         else:
             self.rel = _Relative(model, joints, cols)
 
@@ -195,6 +211,8 @@ class _ConfigRows:
             e, Jt = self.jt.config_error_tree(state.q.take(self.q_idx), goal)
             if not jac:
                 return e, None
+            if self.sparse:
+                return e, SR.SparseRows.sparse(Jt.reshape(self.g * d, d), self.sparse_idx, n_cols)
             J = np.zeros((self.g * d, n_cols))
             rows = np.repeat(np.arange(self.g * d), d)
             J[rows, np.repeat(self.col_idx, d, axis=0).reshape(-1)] = Jt.reshape(-1)
@@ -246,10 +264,10 @@ class ConfigBatch(Batch):
             return e.reshape(-1), J, self.goal_of_row
         e = e.reshape(-1).take(self.sel_idx)
         if J is not None:
-            J = J.take(self.sel_idx, axis=0)
+            J = SR.take_rows(J, self.sel_idx)
         if not self.unit_w:
             e = e * self.w
-            J = J if J is None else J * self.w[:, None]
+            J = J if J is None else SR.scale_rows(J, self.w)
         return e, J, self.goal_of_row
 
 
@@ -274,7 +292,7 @@ class LimitBatch(Batch):
         err = np.where(q > hi, q - hi, np.where(q < lo, q - lo, 0.0))
         act = err != 0
         goal = np.repeat(np.arange(self.lower.shape[0]), self.dof)[act]
-        return err[act], (J[act] if J is not None else None), goal
+        return err[act], (SR.take_rows(J, np.flatnonzero(act)) if J is not None else None), goal
 
 
 class MimicBatch(Batch):
@@ -299,7 +317,7 @@ class MimicBatch(Batch):
             ql, Jl = ld.error(state, z, jac, self.n_cols)
             e[i] = qf[0, 0] - self.mult[i] * ql[0, 0] - self.off[i]
             if jac:
-                J[i] = Jf[0] - self.mult[i] * Jl[0]
+                J[i] = SR.dense(Jf)[0] - self.mult[i] * SR.dense(Jl)[0]
         return e, J, np.arange(len(self.f))
 
 

@@ -140,6 +140,60 @@ class _OneAxis:
         return W
 
 
+#: Segment length (moving joints) of :class:`_Segments`, used in trees deeper than its square.
+_SEGMENT = 8
+
+
+def _jumps(anc: np.ndarray, depth: int) -> list[np.ndarray]:
+    """Pointer-jumping rounds over a compact array whose parents are ``anc`` (index 0: the
+    ground, the identity, its own parent) and at most ``depth`` deep: round r's pointers jump
+    2**r links."""
+    out = []
+    for _ in range(int(np.ceil(np.log2(max(depth, 1))))):
+        out.append(anc)
+        anc = anc[anc]
+    return out
+
+
+class _Segments:
+    """Forward kinematics of a deep tree in two levels (a tower: 1,800 joints deep).
+
+    Pointer jumping over n links takes log2(depth) rounds of n products. Cut every chain into
+    segments of :data:`_SEGMENT` moving joints: the links of each segment are first composed
+    from the segment's *base* (the last link of the segment above, or the ground):
+    log2(_SEGMENT) rounds over n (``within``: the parents, with the first link of each segment
+    pointing at the identity). The bases (every link at a depth that is a multiple of
+    _SEGMENT) then form a tree _SEGMENT times shallower and smaller: pointer jumping over it
+    alone gives their world poses (``head_jumps``), and one last product over n puts each
+    link's base in front (:meth:`world`): about log2(_SEGMENT) + 1 rounds over n instead of
+    log2(depth)."""
+
+    def __init__(self, anc: np.ndarray, dep: np.ndarray):
+        s = _SEGMENT
+        self.within = np.where((dep - 1) % s == 0, 0, anc)
+        self.within[0] = 0
+        n = len(anc)
+        base = np.zeros(n, dtype=np.intp)  # each link's segment base (compact index)
+        for i in range(1, n):
+            b = anc[i]
+            for _ in range((dep[i] - 1) % s):
+                b = anc[b]
+            base[i] = b
+        heads = np.flatnonzero(dep % s == 0)  # the ground and every base
+        slot = np.zeros(n, dtype=np.intp)
+        slot[heads] = np.arange(len(heads))
+        self.heads = heads
+        self.base_slot = slot[base]  # each link's base, in the heads array
+        self.head_jumps = _jumps(slot[base[heads]], int(dep.max()) // s + 1)
+
+    def world(self, L: np.ndarray) -> np.ndarray:
+        """World poses from ``L`` after the rounds over ``within`` (each link from its base)."""
+        H = L.take(self.heads, axis=0)
+        for anc in self.head_jumps:
+            H = H.take(anc, axis=0) @ H
+        return H.take(self.base_slot, axis=0) @ L
+
+
 class TreeModel:
     """Compiled arrays of a linkage's spanning tree (see module doc)."""
 
@@ -249,12 +303,14 @@ class TreeModel:
         everything = np.concatenate([order, fixed])
         self._unperm = None if np.array_equal(everything, np.arange(n)) else \
             np.argsort(everything)
-        # After r rounds each moving link's product spans 2**r moving joints.
-        self._jumps = []
         anc = position[base[order]]
-        for _ in range(int(np.ceil(np.log2(max(depth.max(), 1))))):
-            self._jumps.append(anc)
-            anc = anc[anc]
+        dep = depth[order]
+        self._segments = None
+        if dep.max() > _SEGMENT ** 2:
+            self._segments = _Segments(anc, dep)
+            anc = self._segments.within
+        # After r rounds each moving link's product spans 2**r moving joints.
+        self._jumps = _jumps(anc, _SEGMENT if self._segments is not None else int(dep.max()))
         return pre
 
     # ---- configuration vector ---------------------------------------------------------
@@ -331,6 +387,8 @@ class TreeModel:
             motions.append(M)
         for anc in self._jumps:
             L = L.take(anc, axis=0) @ L
+        if self._segments is not None:
+            L = self._segments.world(L)
         if self._fixed_base.size:
             L = np.concatenate([L, L.take(self._fixed_base, axis=0) @ self._fixed_T])
         if self._unperm is not None:

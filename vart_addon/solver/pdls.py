@@ -32,6 +32,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import block_gram
+from .sparse_rows import SparseRows, dense
+
 _EIGH_MAX_ROWS = 64  # below this an exact eigendecomposition of the Gram matrix is cheap
 _LinAlgError = np.linalg.LinAlgError
 
@@ -96,7 +99,9 @@ def prioritized_step(levels, n: int, sigma0: float = 1e-3, lambda_max: float = 0
     """Increment ``dq`` (n,) for ``levels`` = [(J (m, n), rhs (m,)), ...], highest first.
 
     ``extra`` optionally adds a damping lambda^2 per level (Levenberg-Marquardt style).
+    A Jacobian stored by supports (:class:`.sparse_rows.SparseRows`) is made dense here.
     """
+    levels = [(dense(J), rhs) for J, rhs in levels]
     dq = None
     basis: list[tuple[np.ndarray, np.ndarray]] = []  # (Jt_i, G_i^-1) of earlier levels
     for i, (J, rhs) in enumerate(levels):
@@ -145,7 +150,7 @@ class Stacked:
         return self.J.T.dot(self.Ginv.dot(r))
 
 
-def stacked(levels, n: int, sigma0: float = 1e-3) -> Stacked | None:
+def stacked(levels, n: int, sigma0: float = 1e-3, cache: dict | None = None):
     """The levels' Jacobians stacked, or None when the stack is not provably well conditioned
     (then no level may be skipped: use :func:`prioritized_step`). Structurally zero rows are
     dropped, as there. ``levels``: [(J (m, n), rhs), ...]; only the Jacobians are read.
@@ -155,7 +160,14 @@ def stacked(levels, n: int, sigma0: float = 1e-3) -> Stacked | None:
     inverse then serves every solve with these rows (the drag's first step, the bend it
     learns, simplified Newton steps) as matrix-vector products: one LAPACK call per stack.
     A well-conditioned stack within a factor of its row count of sigma0^2 fails the bound and
-    takes the prioritized path, which gives the same step."""
+    takes the prioritized path, which gives the same step.
+
+    Jacobians stored by supports (:class:`.sparse_rows.SparseRows`) are factorized by the
+    blocks of their structure (:func:`.block_gram.stacked`, which keeps what it learnt of the
+    structure in ``cache``); a :class:`.block_gram.BlockStacked` then stands for the
+    :class:`Stacked`."""
+    if any(isinstance(J, SparseRows) for J, _ in levels):
+        return block_gram.stacked(levels, n, sigma0, cache)
     Js = [J for J, _ in levels if J.shape[0]]
     J = Js[0] if len(Js) == 1 else np.concatenate(Js) if Js else np.zeros((0, n))
     n_rows = J.shape[0]

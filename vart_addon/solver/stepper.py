@@ -19,8 +19,10 @@ import math
 
 import numpy as np
 
+from . import block_gram
 from . import goals as G
 from .pdls import prioritized_step, stack_rhs, stacked
+from .sparse_rows import SparseRows, dense
 
 
 class Stepper:
@@ -73,7 +75,7 @@ class Stepper:
         part = None
         self.frozen = None
         if extra is None and self.stack_hint:
-            st = stacked(levels, n, s.sigma0)
+            st = stacked(levels, n, s.sigma0, gp.structures)
             self.stack_hint = st is not None  # a conflict: do not retry in this solve
             if st is not None:
                 part = st.solve(stack_rhs(levels))
@@ -82,6 +84,8 @@ class Stepper:
                 if s.simplified_newton and self.complete is not None:
                     self.frozen = (gp, st)
                     self.step_error = math.hypot(*ev.measure)
+        if part is None and any(isinstance(J, SparseRows) for J, _ in levels):
+            part = block_gram.step(levels, n, s.sigma0, s.lambda_max, extra, gp.structures)
         if part is None:
             part = prioritized_step(levels, n, s.sigma0, s.lambda_max, extra)
         dq = self.capped(part)
@@ -95,6 +99,7 @@ class Stepper:
         if not over.any():
             return dq
         self.complete = None
+        levels = [(dense(J), r) for J, r in levels]
         free = np.ones(n, bool)
         fixed = np.zeros(n)
         for _ in range(3):

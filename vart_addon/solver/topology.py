@@ -13,14 +13,20 @@ group without columns (evaluated and reported, never moved). A goal of an earlie
 later stage's DoF can change (a link of the parent hanging, in the spanning tree, from a link
 of a driven sublinkage) is *held* by the later stage: solved again there, at its own level,
 over the later stage's DoF, so the later stage does not undo it.
+
+In a large linkage, independent groups are then *packed* into one (:func:`_packed`): solved
+together, one evaluation of the linkage per step serves them all (a tower of 300 blocks is
+two solve groups, not 310). Their rows are stored by supports (:mod:`.sparse_rows`) and their
+stacked solve goes block by block (:mod:`.block_gram`), so a pack costs what its parts cost.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from . import sparse_rows as SR
 from . import sublinkages
 from .goal_kinds import KINDS, Context, GoalKind, model_support
-from .levels import LEVELS, GoalId
+from .levels import LEVELS, GoalId, Level
 
 
 class GroupSpec:
@@ -41,12 +47,14 @@ class GroupSpec:
 
 
 class _Atom:
-    """One goal of one joint or link: its kind and its support (tree DoF that can change it)."""
+    """One goal of one joint or link: its kind and its support (tree DoF that can change it;
+    with sublinkages, cut to its stage's DoF), and ``reach``: its whole support."""
 
-    __slots__ = ("kind", "obj", "support")
+    __slots__ = ("kind", "obj", "support", "reach")
 
-    def __init__(self, kind: GoalKind, obj, support: np.ndarray):
+    def __init__(self, kind: GoalKind, obj, support: np.ndarray, reach=None):
         self.kind, self.obj, self.support = kind, obj, support
+        self.reach = support if reach is None else reach
 
 
 def _atoms(linkage, model) -> list[_Atom]:
@@ -103,7 +111,10 @@ def analyse(linkage, model) -> tuple[list[GroupSpec], list[GoalId]]:
     T_world = model.world_poses(model.q_from_joints())  # for the planar loops' test
     specs = []
 
-    def add(group, cols, stage=None, home=None):
+    def add(pack, stage=None, home=None):
+        group = [a for g in pack for a in g]
+        cols = np.flatnonzero(np.any([a.support for a in group], axis=0)) if group else \
+            np.zeros(0, dtype=int)
         tau = _tau(group, gravity)
         context = Context(linkage, gravity, tau, T_world)
         specs.append(GroupSpec(cols, _batches(group, cols, context, model), tau, gravity,
@@ -111,19 +122,71 @@ def analyse(linkage, model) -> tuple[list[GroupSpec], list[GoalId]]:
 
     plan = sublinkages.plan(linkage, model)
     if plan is None:
-        for members in _groups(atoms, model.n_dof):
-            group = [atoms[i] for i in members]
-            add(group, np.flatnonzero(np.any([a.support for a in group], axis=0)))
+        groups = [[atoms[i] for i in members] for members in _groups(atoms, model.n_dof)]
+        for pack in _packed(groups, model.n_dof):
+            add(pack)
         return specs, stuck
+    groups, stages, homes = [], [], []
     for stage, staged in enumerate(_staged(atoms, plan)):
         home = {_owner(a): plan.home_of(a.obj) for a in staged}
         for members in _groups(staged, model.n_dof):
-            group = [staged[i] for i in members]
-            add(group, np.flatnonzero(np.any([a.support for a in group], axis=0)), stage, home)
+            groups.append([staged[i] for i in members])
+            stages.append(stage)
+            homes.append(home)
         fixed = [a for a in staged if not a.support.any()]
         if fixed:
-            add(fixed, np.zeros(0, dtype=int), stage, home)
+            groups.append(fixed)
+            stages.append(stage)
+            homes.append(home)
+    first = {id(g[0]): i for i, g in enumerate(groups)}
+    for pack in _packed(groups, model.n_dof):
+        i = first[id(pack[0][0])]
+        home = homes[i] if len(pack) == 1 else \
+            {_owner(a): plan.home_of(a.obj) for g in pack for a in g}
+        add(pack, stages[i], home)
     return specs, stuck
+
+
+def _packed(groups: list[list[_Atom]], n_dof: int) -> list[list[list[_Atom]]]:
+    """``groups`` (in solve order) cut into *packs* (each a list of groups, solved as one, in
+    order), packing *independent* groups together. Two groups are
+    independent when no goal of one can be changed by the DoF of the other (the reach of
+    either misses the other's columns): solving them together meets the same equations as
+    solving them in turn, and costs one evaluation of the linkage per step for all instead of
+    one each. Each group goes into the first pack after the last one it depends on (so a
+    dependent group is still solved after what it depends on; independent ones commute).
+    A group with a potential (gravity, springs: one energy per group) or without DoF is a
+    barrier: alone, with every group before it solved first and every one after it later.
+    Packs are made only in a linkage of at least :data:`.sparse_rows.MIN_COLS` DoF: there
+    the evaluation of the whole linkage, which every group pays at each step, outweighs the
+    small solves, and a pack that large has its rows stored by supports and its stacked solve
+    done by blocks (:mod:`.block_gram`), so that it costs what its parts cost, once. In a
+    smaller linkage each group is solved alone, as it always was."""
+    if n_dof < SR.MIN_COLS:
+        return [[g] for g in groups]
+    packs: list[tuple[list, np.ndarray, np.ndarray]] = []  # (groups, columns, reach)
+    floor = 0  # the first pack a group may join (after the last barrier)
+    for g in groups:
+        g_cols = np.any([a.support for a in g], axis=0)
+        g_reach = np.any([a.reach for a in g], axis=0)
+        if not g_cols.any() or any(a.kind.level == Level.POTENTIAL for a in g):
+            packs.append(([g], g_cols, g_reach))
+            floor = len(packs)
+            continue
+        at = floor
+        for i in range(len(packs) - 1, floor - 1, -1):
+            _, cols, reach = packs[i]
+            if (g_reach & cols).any() or (reach & g_cols).any():
+                at = i + 1
+                break
+        if at == len(packs):
+            packs.append(([g], g_cols, g_reach))
+        else:
+            members, cols, reach = packs[at]
+            members.append(g)
+            cols |= g_cols
+            reach |= g_reach
+    return [members for members, _, _ in packs]
 
 
 def _staged(atoms, plan) -> list[list[_Atom]]:
@@ -139,9 +202,9 @@ def _staged(atoms, plan) -> list[list[_Atom]]:
         home = plan.stage_of_joint(a.obj) if a.kind.owner == "joint" else \
             plan.stage_of_link(a.obj.name)
         in_stage = plan.dof_stage[a.support]
-        own[home].append(_Atom(a.kind, a.obj, a.support & (plan.dof_stage == home)))
+        own[home].append(_Atom(a.kind, a.obj, a.support & (plan.dof_stage == home), a.support))
         for s in np.unique(in_stage[in_stage > home]).tolist():
-            held[s].append(_Atom(a.kind, a.obj, a.support & (plan.dof_stage == s)))
+            held[s].append(_Atom(a.kind, a.obj, a.support & (plan.dof_stage == s), a.support))
     return [o + h for o, h in zip(own, held)]
 
 
