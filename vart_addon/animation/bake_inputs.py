@@ -37,6 +37,7 @@ class Inputs:
     links: dict = field(default_factory=dict)    # link -> mask (x, y, z, wx, wy, wz)
     curves: dict = field(default_factory=dict)   # (object, data_path, index) -> goal name
     sync: bool = False                           # other vart properties or drivers animated
+    sync_objects: set = field(default_factory=set)  # ... on these link objects
     described: list = field(default_factory=list)
 
     def __bool__(self) -> bool:
@@ -73,10 +74,12 @@ def find_inputs(obs: dict, data, linkage) -> Inputs:
                 inp.curves[(n, path, idx)] = TARGET.goal_id(linkage.joints[jn])
             elif path.startswith(f'["{S.KEY}"]'):
                 inp.sync = True
+                inp.sync_objects.add(n)
         ad = ob.animation_data
         if ad is not None and any(d.data_path.startswith(f'["{S.KEY}"]') and not d.mute
                                   for d in ad.drivers):
             inp.sync = True
+            inp.sync_objects.add(n)
     for n, path, idx in link_curves:
         if joint_driven(linkage, n, inp.joints):
             continue

@@ -113,11 +113,15 @@ class FrameSolver:
         scene as it is). Raises BakeError if the structure changed, or the solver's
         VartError."""
         bridge, lk, obs, inputs, model = self.bridge, self.lk, self.obs, self.inputs, self.model
-        if inputs.sync or prev is None:  # first frame: start from the scene as it is there
-            if bridge.sync() or bridge.linkage is not lk:
-                raise BakeError(f"frame {frame}: the mechanism's structure is animated "
-                                "(joint types, frames, parents or tree flags); only values "
-                                "can be baked")
+        changed = False
+        if prev is None:  # first frame: start from the scene as it is there
+            changed = bridge.sync() or bridge.linkage is not lk
+        elif inputs.sync:  # only goal values of these objects follow the animation
+            changed = bridge.sync_objects(inputs.sync_objects) or bridge.linkage is not lk
+        if changed:
+            raise BakeError(f"frame {frame}: the mechanism's structure is animated "
+                            "(joint types, frames, parents or tree flags); only values "
+                            "can be baked")
         if prev is not None:
             model.q_to_joints(prev)
         targets = {}

@@ -134,6 +134,7 @@ def build(data: SceneData, poses: dict) -> Linkage:
         if ground_joint is not None:
             _add_joint(lk, data.joints[ground_joint], True)
             in_tree.add(ground_joint)
+    lk.model()  # the tree is complete: closures fit their q from its poses (one FK for all)
     for j in data.joints.values():
         if j.name not in in_tree:
             _add_joint(lk, j, False)

@@ -158,6 +158,31 @@ class SceneBridge:
             raise
         return False
 
+    def sync_objects(self, names) -> bool:
+        """:meth:`sync` for the link objects ``names`` alone, when nothing else can have
+        changed but their stored goal values (a bake or live mode whose goal fields are
+        animated on them): they are read again and the goals that differ are patched. True,
+        with nothing patched, when the read changes the structure (then :meth:`sync`).
+        Raises SchemaError."""
+        if self.linkage is None or self.data is None:
+            return self.sync()
+        old = self.data
+        links, joints = dict(old.links), dict(old.joints)
+        mine = S.SceneData(links={}, joints={})  # what was read again
+        for n in names:
+            link, js = S.read_object(self.scene.objects[n])
+            links[n] = mine.links[n] = link
+            for j in js:
+                joints[j.name] = mine.joints[j.name] = j
+        data = S.SceneData(links=links, joints=joints)
+        if B.structure_key(data) != self._key:
+            return True
+        B.patch_goals(self.linkage, S.SceneData(
+            links={n: old.links[n] for n in mine.links},
+            joints={n: old.joints[n] for n in mine.joints}), mine)
+        self.data = data
+        return False
+
     def _rebuild(self, data, key, seen, rigid, hierarchy):
         states = {}
         for n, m in seen.items():

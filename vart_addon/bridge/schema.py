@@ -169,8 +169,36 @@ def _joint_from(d: dict, jname: str, obj: str) -> JointData:
         mimic=mimic, **goals)
 
 
+#: The last validated read of each link object, by name: (its plain dict, the read). A read
+#: depends only on the dict, the object's name and its joints' parent objects' names, so an
+#: equal dict (and unchanged parent names) gives the same read without validating it again:
+#: a bake whose goals are animated syncs the scene at every frame, and most objects do not
+#: change. (Dicts holding NaN never compare equal: they are read, and refused, again.)
+_LAST_READ: dict[str, tuple] = {}
+_LAST_READ_MAX = 200_000
+
+
+def _same_parents(js) -> bool:
+    try:
+        return all(p is None or not hasattr(p, "name") or p.name == j.parent for j, p in js)
+    except ReferenceError:  # a parent object was deleted
+        return False
+
+
 def _read_object(ob):
     d = _top(ob)
+    last = _LAST_READ.get(ob.name)
+    if last is not None and last[0] == d and _same_parents(last[1][1]):
+        return last[1]
+    if len(_LAST_READ) >= _LAST_READ_MAX:
+        _LAST_READ.clear()
+    read = _parse_object(ob, d)
+    _LAST_READ[ob.name] = (d, read)
+    return read
+
+
+def _parse_object(ob, d):
+    """(link, [(joint, its parent object or None), ...]) of an object's plain dict ``d``."""
     link = _link_from(d.get("link", {}), ob.name)
     joints = CK.group(d.get("joints", {}), ob.name, (KEY, "joints"))
     out = []
