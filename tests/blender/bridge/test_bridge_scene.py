@@ -224,6 +224,23 @@ def test_sync_rebuilds_only_when_the_structure_changes():
     assert bridge.rebuilds == 3
 
 
+def test_sync_objects_patches_the_goals_of_those_objects_or_asks_for_a_sync():
+    """What a bake with animated goal fields does each frame: re-read only those objects."""
+    obs = build_fourbar()
+    bridge = SceneBridge()
+    bridge.sync()
+    update_joint(obs["crank"], "A", target_q=[0.5], target_mask=[True])
+    update_link(obs["Base"], mass=3.0)  # not among the objects named: not read
+    assert bridge.sync_objects(["crank"]) is False
+    assert bridge.linkage.joint("A").target_q.tolist() == [0.5]
+    assert bridge.linkage.link("Base").mass == 0.0 and bridge.rebuilds == 1
+    assert bridge.data.joints["A"].target_q == (0.5,)
+    update_joint(obs["crank"], "A", T_parent_mob=tuple(planar(0, 0.5).reshape(16)))
+    assert bridge.sync_objects(["crank"]) is True  # the structure changed: nothing patched
+    assert bridge.data.joints["A"].target_q == (0.5,) and bridge.rebuilds == 1
+    assert bridge.sync() is True
+
+
 def test_a_patched_linkage_solves_like_a_rebuilt_one():
     obs = build_fourbar()
     bridge = SceneBridge()

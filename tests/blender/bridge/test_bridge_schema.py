@@ -340,3 +340,24 @@ def test_a_link_entry_that_is_not_a_group_is_refused_naming_it(value):
     ob["vart"]["link"] = value
     with pytest.raises(SchemaError, match=r"^object 'Deck': \[\"vart\"\]\[\"link\"\]"):
         read_object(ob)
+
+
+def test_a_kept_read_follows_every_change_of_the_data_and_of_parent_names():
+    """read_scene keeps each object's validated read while its data is unchanged (a bake
+    with animated goal fields reads the scene every frame): a changed value, a parent's new
+    name and a bad value written straight into the property are all seen at the next read."""
+    a, b = new("A"), new("B")
+    write_link(a)
+    write_link(b, root_tree=False)
+    write_joint(b, "hinge", "revolute", a, T_parent_mob=se3.make_pose(None, [1, 0, 0]))
+    first = read_scene(bpy.context.scene.objects)
+    assert read_scene(bpy.context.scene.objects).joints["hinge"] is first.joints["hinge"]
+    b["vart"]["joints"]["hinge"]["q"] = [0.25]
+    assert read_scene(bpy.context.scene.objects).joints["hinge"].q == (0.25,)
+    a.name = "Renamed"
+    assert read_scene(bpy.context.scene.objects).joints["hinge"].parent == "Renamed"
+    b["vart"]["joints"]["hinge"]["q"] = [float("nan")]
+    with pytest.raises(SchemaError, match="hinge"):
+        read_scene(bpy.context.scene.objects)
+    with pytest.raises(SchemaError, match="hinge"):  # refused again, not remembered
+        read_scene(bpy.context.scene.objects)
