@@ -112,6 +112,7 @@ class SceneBridge:
         self.rebuilds = 0       # how many times the linkage was built from scratch
         self.patches = 0        # how many syncs patched goals instead
         self._key: tuple | None = None
+        self._flags_checked: tuple | None = None  # see write_back
         self.hierarchy: SL.Hierarchy = SL.EMPTY  # the sublinkages the linkage holds
         self._links: dict[str, _LinkState] = {}
         self._link_targets: dict[str, tuple] = {}
@@ -130,6 +131,7 @@ class SceneBridge:
     def invalidate(self):
         """Forget the cached linkage: the next sync rebuilds it."""
         self.linkage = self.solver = self.data = self._key = None
+        self._flags_checked = None
         self.hierarchy = SL.EMPTY
         self._links = {}
 
@@ -275,6 +277,7 @@ class SceneBridge:
         self._apply_link_targets()
         lk.model().q_to_joints(q)
         self._links, self.data, self._key = links, data, key
+        self._flags_checked = None
 
     # ---- link locks (stored in the file) -------------------------------------------------
     def lock_link(self, ob, pose=None):
@@ -353,6 +356,26 @@ class SceneBridge:
                 S.write_q(obs[j.child], n, ql)
                 new_q[n] = tuple(ql)  # what reading the property gives
                 report.joints.append(n)
+        # tree flags and parent names: they can differ only after a structure change (of the
+        # linkage's tree, or of the data read: a rename changes the parent in its key)
+        flags_key = (lk.topology_version, self._key)
+        if flags_key != self._flags_checked:
+            self._write_flags(obs, report)
+            self._flags_checked = None if report.flags else flags_key
+        if report.flags:  # the properties now say what the linkage holds
+            self.data = S.read_scene(obs.values())
+            self._key = B.structure_key(self.data)
+        elif new_q:  # only values: patch the cached data (re-reading costs ~10 ms per 50 links)
+            joints = dict(data.joints)
+            for n, qt in new_q.items():
+                joints[n] = _with_q(joints[n], qt)
+            self.data = S.SceneData(links=data.links, joints=joints)
+        return report
+
+    def _write_flags(self, obs, report):
+        """Write the tree and ``root_tree`` flags and parent names that differ from the
+        linkage's (``report.flags`` names them)."""
+        lk, data = self.linkage, self.data
         for n, j in data.joints.items():
             if j.tree != lk.joints[n].is_tree:
                 S.update_joint(obs[j.child], n, tree=lk.joints[n].is_tree)
@@ -364,15 +387,6 @@ class SceneBridge:
             if link.root_tree != lk.tree_edge[n].is_root:
                 S.update_link(obs[n], root_tree=lk.tree_edge[n].is_root)
                 report.flags.append(n)
-        if report.flags:  # the properties now say what the linkage holds
-            self.data = S.read_scene(obs.values())
-            self._key = B.structure_key(self.data)
-        elif new_q:  # only values: patch the cached data (re-reading costs ~10 ms per 50 links)
-            joints = dict(data.joints)
-            for n, qt in new_q.items():
-                joints[n] = _with_q(joints[n], qt)
-            self.data = S.SceneData(links=data.links, joints=joints)
-        return report
 
     def _moved(self, names, Ts) -> set:
         """Links whose solved pose differs from the one the bridge believes the object has
