@@ -212,8 +212,6 @@ def step(levels, n: int, sigma0: float, lambda_max: float, extra=None,
     Levenberg-Marquardt ``extra``. A block of several levels gets the stacked step if it is
     undamped and proven well conditioned (as :func:`stacked`), else its own
     :func:`.pdls.prioritized_step`."""
-    from .pdls import _damping, prioritized_step  # (pdls imports this module)
-
     got = _structure(levels, n, cache)
     if got is None:
         return None if any(J.shape[0] for J, _ in levels) else np.zeros(n)
@@ -224,41 +222,50 @@ def step(levels, n: int, sigma0: float, lambda_max: float, extra=None,
     bounds = np.cumsum(sizes)
     ext = np.array([x for (Jl, _), x in zip(levels, extra or [0.0] * len(levels)) if Jl.shape[0]])
     rhs = np.concatenate([r for Jl, r in levels if Jl.shape[0]])
-    s02 = sigma0 * sigma0
     dq = np.zeros(n)
     for R, C, g in plan.shapes:
         Jb, rb = flat.take(g), rhs.take(R)
         lv = np.searchsorted(bounds, R, side="right")  # each row's level (among non-empty)
         one = (lv == lv[:, :1]).all(axis=1)
-        y = np.zeros(rb.shape)
         if one.any():
-            A = Jb[one] @ Jb[one].transpose(0, 2, 1)
-            w, U = np.linalg.eigh(A)
-            pos = w > np.maximum(w[:, -1:] * 1e-13, 1e-30)
-            smin2 = np.where(pos, w, np.inf).min(axis=1)
-            smin2 = np.where(np.isfinite(smin2), smin2, 0.0)
-            lam2 = np.array([_damping(float(x), sigma0, lambda_max) for x in smin2])
-            d = lam2 + ext[lv[one, 0]]
-            inv_w = np.where(pos, 1.0 / np.where(pos, w + d[:, None], 1.0), 0.0)
-            Ut_r = np.einsum("bji,bj->bi", U, rb[one])
-            y[one] = np.einsum("bij,bj->bi", U, inv_w * Ut_r)
+            dq[C[one]] = _one_level(Jb[one], rb[one], ext[lv[one, 0]], sigma0, lambda_max)
         for b in np.flatnonzero(~one).tolist():
-            y[b] = np.nan  # marks: solved below, straight into dq
-            Jk = [(Jb[b][lv[b] == k], rb[b][lv[b] == k]) for k in range(len(sizes))]
-            if not ext.any():
-                A = Jb[b] @ Jb[b].T
-                try:
-                    Ai = np.linalg.inv(A)
-                except np.linalg.LinAlgError:
-                    Ai = None
-                if Ai is not None and 0.0 < float(np.trace(Ai)) * s02 < 1.0:
-                    dq[C[b]] = Jb[b].T.dot(Ai.dot(rb[b]))
-                    continue
-            dq[C[b]] = prioritized_step(Jk, C.shape[1], sigma0, lambda_max,
-                                        list(ext) if ext.any() else None)
-        done = ~np.isnan(y[:, 0]) if y.size else np.zeros(0, bool)
-        dq[C[done]] = np.einsum("bmc,bm->bc", Jb[done], y[done])
+            levels_b = [(Jb[b][lv[b] == k], rb[b][lv[b] == k]) for k in range(len(sizes))]
+            dq[C[b]] = _several_levels(Jb[b], rb[b], levels_b, ext, sigma0, lambda_max)
     return dq
+
+
+def _one_level(Jb, rb, ext, sigma0: float, lambda_max: float) -> np.ndarray:
+    """Steps (B, c) of blocks whose rows are of one level: ``Jb`` (B, m, c), ``rb`` (B, m),
+    ``ext`` (B,) the level's Levenberg-Marquardt damping; each block damped by its own
+    smallest singular value as :func:`.pdls._gram_inverses` damps a level."""
+    from .pdls import _damping  # (pdls imports this module)
+
+    w, U = np.linalg.eigh(Jb @ Jb.transpose(0, 2, 1))
+    pos = w > np.maximum(w[:, -1:] * 1e-13, 1e-30)
+    smin2 = np.where(pos, w, np.inf).min(axis=1)
+    smin2 = np.where(np.isfinite(smin2), smin2, 0.0)
+    d = np.array([_damping(float(x), sigma0, lambda_max) for x in smin2]) + ext
+    inv_w = np.where(pos, 1.0 / np.where(pos, w + d[:, None], 1.0), 0.0)
+    y = np.einsum("bij,bj->bi", U, inv_w * np.einsum("bji,bj->bi", U, rb))
+    return np.einsum("bmc,bm->bc", Jb, y)
+
+
+def _several_levels(Jb, rb, levels_b, ext, sigma0: float, lambda_max: float) -> np.ndarray:
+    """The step (c,) of one block whose rows ``Jb`` (m, c) fall in several levels
+    (``levels_b``: its rows per level): the stacked step if undamped and proven well
+    conditioned, else its own :func:`.pdls.prioritized_step`."""
+    from .pdls import prioritized_step  # (pdls imports this module)
+
+    if not ext.any():
+        try:
+            Ai = np.linalg.inv(Jb @ Jb.T)
+        except np.linalg.LinAlgError:
+            Ai = None
+        if Ai is not None and 0.0 < float(np.trace(Ai)) * sigma0 * sigma0 < 1.0:
+            return Jb.T.dot(Ai.dot(rb))
+    return prioritized_step(levels_b, Jb.shape[1], sigma0, lambda_max,
+                            list(ext) if ext.any() else None)
 
 
 def _starts(J: SparseRows):
