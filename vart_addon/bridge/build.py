@@ -50,9 +50,19 @@ def M(t16) -> np.ndarray:
 # ---- keys that decide what a change needs ---------------------------------------------------
 def structure_key(data: SceneData) -> tuple:
     """Everything whose change needs a rebuild (names, types, ends, frames, tree flags...)."""
-    return (tuple((n, l.virtual, l.root_tree) for n, l in data.links.items()),
-            tuple((n, j.child, j.type, j.parent, j.T_parent_mob, j.T_child_frame, j.pitch,
-                   j.virtual, j.tree) for n, j in data.joints.items()))
+    return (tuple(link_structure(n, l) for n, l in data.links.items()),
+            tuple(joint_structure(n, j) for n, j in data.joints.items()))
+
+
+def link_structure(name: str, link: LinkData) -> tuple:
+    """A link's part of :func:`structure_key`."""
+    return (name, link.virtual, link.root_tree)
+
+
+def joint_structure(name: str, j: JointData) -> tuple:
+    """A joint's part of :func:`structure_key`."""
+    return (name, j.child, j.type, j.parent, j.T_parent_mob, j.T_child_frame, j.pitch,
+            j.virtual, j.tree)
 
 
 def joint_goal_key(j: JointData) -> tuple:

@@ -169,20 +169,22 @@ class SceneBridge:
         if self.linkage is None or self.data is None:
             return self.sync()
         old = self.data
-        links, joints = dict(old.links), dict(old.joints)
         mine = S.SceneData(links={}, joints={})  # what was read again
         for n in names:
             link, js = S.read_object(self.scene.objects[n])
-            links[n] = mine.links[n] = link
-            for j in js:
-                joints[j.name] = mine.joints[j.name] = j
-        data = S.SceneData(links=links, joints=joints)
-        if B.structure_key(data) != self._key:
-            return True
-        B.patch_goals(self.linkage, S.SceneData(
-            links={n: old.links[n] for n in mine.links},
-            joints={n: old.joints[n] for n in mine.joints}), mine)
-        self.data = data
+            mine.links[n] = link
+            mine.joints.update((j.name, j) for j in js)
+        was = S.SceneData(links={n: old.links.get(n) for n in mine.links},
+                          joints={n: j for n, j in old.joints.items() if j.child in mine.links})
+        if set(was.joints) != set(mine.joints) or any(
+                o is None or B.link_structure(n, o) != B.link_structure(n, mine.links[n])
+                for n, o in was.links.items()) or any(
+                B.joint_structure(n, o) != B.joint_structure(n, mine.joints[n])
+                for n, o in was.joints.items()):
+            return True  # the structure changed
+        B.patch_goals(self.linkage, was, mine)
+        self.data = S.SceneData(links={**old.links, **mine.links},
+                                joints={**old.joints, **mine.joints})
         return False
 
     def _rebuild(self, data, key, seen, rigid, hierarchy):

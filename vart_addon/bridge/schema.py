@@ -198,11 +198,20 @@ def _read_object(ob):
 
 
 def _parse_object(ob, d):
-    """(link, [(joint, its parent object or None), ...]) of an object's plain dict ``d``."""
+    """(link, [(joint, its parent object or None), ...]) of an object's plain dict ``d``;
+    a joint whose dict is as at the object's last read keeps its read (one animated goal
+    field re-reads its joint only)."""
+    last = _LAST_READ.get(ob.name)
+    kept = {} if last is None else {j.name: (last[0]["joints"][j.name], j, p)
+                                    for j, p in last[1][1]}
     link = _link_from(d.get("link", {}), ob.name)
     joints = CK.group(d.get("joints", {}), ob.name, (KEY, "joints"))
     out = []
     for jn, jd in joints.items():
+        k = kept.get(jn)
+        if k is not None and k[0] == jd and _same_parents([k[1:]]):
+            out.append(k[1:])
+            continue
         j = _joint_from(jd, jn, ob.name)
         out.append((j, jd.get("parent") if isinstance(jd, dict) else None))
     return link, out

@@ -350,10 +350,13 @@ def test_a_kept_read_follows_every_change_of_the_data_and_of_parent_names():
     write_link(a)
     write_link(b, root_tree=False)
     write_joint(b, "hinge", "revolute", a, T_parent_mob=se3.make_pose(None, [1, 0, 0]))
+    write_joint(b, "slide", "prismatic", a, tree=False)
     first = read_scene(bpy.context.scene.objects)
     assert read_scene(bpy.context.scene.objects).joints["hinge"] is first.joints["hinge"]
     b["vart"]["joints"]["hinge"]["q"] = [0.25]
-    assert read_scene(bpy.context.scene.objects).joints["hinge"].q == (0.25,)
+    again = read_scene(bpy.context.scene.objects)
+    assert again.joints["hinge"].q == (0.25,)
+    assert again.joints["slide"] is first.joints["slide"]  # its own dict did not change
     a.name = "Renamed"
     assert read_scene(bpy.context.scene.objects).joints["hinge"].parent == "Renamed"
     b["vart"]["joints"]["hinge"]["q"] = [float("nan")]
