@@ -75,6 +75,21 @@ def _with_q(j: S.JointData, q: tuple) -> S.JointData:
     return c
 
 
+def _changed_q(qs: dict, q_all: np.ndarray, data, tol: float) -> list:
+    """``(joint, q as a list)`` for the joints of ``qs`` (name -> q; ``q_all`` their values
+    concatenated) whose q differs from the stored one (``data``) by more than ``tol``: one
+    comparison of all the values at once (a drag of a 2,700-joint tower writes them all)."""
+    if not qs:
+        return []
+    names = list(qs)
+    sizes = np.array([len(qs[n]) for n in names])
+    stored = np.fromiter((x for n in names for x in data.joints[n].q), float, len(q_all))
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    far = np.logical_or.reduceat(np.abs(q_all - stored) > tol, starts)
+    values = q_all.tolist()
+    return [(names[i], values[starts[i]:starts[i] + sizes[i]]) for i in np.flatnonzero(far)]
+
+
 def scene_key(scene) -> int:
     """A key for per-scene caches that no other scene of the session can share: the ID's
     ``session_uid`` (a memory address such as ``as_pointer()`` is reused by a scene created
@@ -335,7 +350,8 @@ class SceneBridge:
         Ts = m.world_poses(m.q_from_joints())[1:]
         bad = [] if np.isfinite(Ts).all() else \
             [n for n, T in zip(names, Ts) if not np.isfinite(T).all()]
-        if qs and not np.isfinite(np.concatenate(list(qs.values()))).all():
+        q_all = np.concatenate(list(qs.values())) if qs else np.zeros(0)
+        if not np.isfinite(q_all).all():
             bad += [n for n, q in qs.items() if not np.isfinite(q).all()]
         if bad:
             self.invalidate()
@@ -350,14 +366,10 @@ class SceneBridge:
         moved = self._moved(names, Ts)
         self._write_poses(obs, names, Ts, moved, report, evaluate)
         new_q = {}
-        tol = self.write_tol
-        for n, q in qs.items():
-            j = data.joints[n]
-            ql = q.tolist()
-            if any(abs(a - b) > tol for a, b in zip(ql, j.q)):
-                S.write_q(obs[j.child], n, ql)
-                new_q[n] = tuple(ql)  # what reading the property gives
-                report.joints.append(n)
+        for n, ql in _changed_q(qs, q_all, data, self.write_tol):
+            S.write_q(obs[data.joints[n].child], n, ql)
+            new_q[n] = tuple(ql)  # what reading the property gives
+            report.joints.append(n)
         # tree flags and parent names: they can differ only after a structure change (of the
         # linkage's tree, or of the data read: a rename changes the parent in its key)
         flags_key = (lk.topology_version, self._key)
