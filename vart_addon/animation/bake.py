@@ -32,7 +32,7 @@ import numpy as np
 
 from ..bridge import SceneBridge
 from ..bridge import animation as A
-from ..bridge.scene import closure_qs
+from ..bridge.joint_values import closure_qs
 from ..shared.frames import kept_frame, set_frame
 from ..solver import Settings, VartError
 from .bake_inputs import last_key

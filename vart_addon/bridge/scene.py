@@ -26,12 +26,13 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
-from ..solver import Linkage, Settings, Solver, se3
+from ..solver import Linkage, Settings, Solver
 from . import build as B
 from . import poses as P
 from . import schema as S
 from . import sublinkages as SL
 from .errors import BridgeError
+from .joint_values import changed_q, closure_qs, with_q
 
 
 @dataclass
@@ -43,51 +44,6 @@ class WriteReport:
     links: list = field(default_factory=list)
     joints: list = field(default_factory=list)
     flags: list = field(default_factory=list)
-
-
-def closure_qs(lk, poses) -> dict:
-    """q of every closure joint with DoF (the fit of its relative pose), one batched fit per
-    joint type: what :meth:`Linkage.joint_q` gives joint by joint."""
-    groups: dict = {}
-    for _n, j in lk.joints.items():
-        if j.dof and not j.is_tree:
-            groups.setdefault(j.jtype.name, []).append(j)
-    out = {}
-    eye = np.eye(4)
-    for js in groups.values():
-        Tp = np.stack([eye if j.parent is None else poses[j.parent] for j in js])
-        Fp = np.stack([j.T_parent_mob for j in js])
-        Tc = np.stack([poses[j.child] for j in js])
-        Fc = np.stack([j.T_child_frame for j in js])
-        rel = se3.inverse(Tp @ Fp) @ Tc @ Fc
-        q = js[0].jtype.fit(rel, np.array([j.pitch for j in js]))
-        for j, row in zip(js, q):
-            out[j.name] = row
-    return out
-
-
-def _with_q(j: S.JointData, q: tuple) -> S.JointData:
-    """``dataclasses.replace(j, q=q)`` without re-running the 22-field constructor (a drag
-    update patches every moved joint: replace costs ~15 us each)."""
-    c = object.__new__(type(j))
-    c.__dict__.update(j.__dict__)
-    object.__setattr__(c, "q", q)
-    return c
-
-
-def _changed_q(qs: dict, q_all: np.ndarray, data, tol: float) -> list:
-    """``(joint, q as a list)`` for the joints of ``qs`` (name -> q; ``q_all`` their values
-    concatenated) whose q differs from the stored one (``data``) by more than ``tol``: one
-    comparison of all the values at once (a drag of a 2,700-joint tower writes them all)."""
-    if not qs:
-        return []
-    names = list(qs)
-    sizes = np.array([len(qs[n]) for n in names])
-    stored = np.fromiter((x for n in names for x in data.joints[n].q), float, len(q_all))
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    far = np.logical_or.reduceat(np.abs(q_all - stored) > tol, starts)
-    values = q_all.tolist()
-    return [(names[i], values[starts[i]:starts[i] + sizes[i]]) for i in np.flatnonzero(far)]
 
 
 def scene_key(scene) -> int:
@@ -366,7 +322,7 @@ class SceneBridge:
         moved = self._moved(names, Ts)
         self._write_poses(obs, names, Ts, moved, report, evaluate)
         new_q = {}
-        for n, ql in _changed_q(qs, q_all, data, self.write_tol):
+        for n, ql in changed_q(qs, q_all, data, self.write_tol):
             S.write_q(obs[data.joints[n].child], n, ql)
             new_q[n] = tuple(ql)  # what reading the property gives
             report.joints.append(n)
@@ -382,7 +338,7 @@ class SceneBridge:
         elif new_q:  # only values: patch the cached data (re-reading costs ~10 ms per 50 links)
             joints = dict(data.joints)
             for n, qt in new_q.items():
-                joints[n] = _with_q(joints[n], qt)
+                joints[n] = with_q(joints[n], qt)
             self.data = S.SceneData(links=data.links, joints=joints)
         return report
 
