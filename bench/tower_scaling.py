@@ -42,31 +42,57 @@ from vart_addon.solver import Linkage, Settings, Solver, se3  # noqa: E402
 PLANAR = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
 
 
+def _at(p, R=None):
+    """A pose at the x-z point ``p`` (rotation ``R``, default the world's)."""
+    return se3.make_pose(np.eye(3) if R is None else R, [p[0], 0.0, p[1]])
+
+
+def _tower_parts(cells: int):
+    """The tower's links ``{name: (T_world_link, virtual)}`` and joints ``[(name, type,
+    parent, child, W (the joint's world frame), tree)]`` as ``examples.tower.build_tower``
+    lays them out (link frames at their lower node, world-aligned; rung 0 fixed)."""
+    A, B = tower_nodes(cells, TOWER["width"], TOWER["height"], TOWER["jitter"])
+    links = {"rung0": (_at(A[0]), False)}
+    joints = [("tower_base", "fixed", None, "rung0", _at(A[0], PLANAR), True)]
+    for i in range(1, cells + 1):
+        links[f"left{i}"] = (_at(A[i - 1]), False)
+        links[f"rung{i}"] = (_at(A[i]), False)
+        links[f"right{i}"] = (_at(B[i - 1]), False)
+        joints += [(f"c{i}_left_low", "revolute", f"rung{i - 1}", f"left{i}",
+                    _at(A[i - 1], PLANAR), True),
+                   (f"c{i}_left_high", "revolute", f"left{i}", f"rung{i}", _at(A[i], PLANAR), True),
+                   (f"c{i}_right_low", "revolute", f"rung{i - 1}", f"right{i}",
+                    _at(B[i - 1], PLANAR), True),
+                   (f"c{i}_right_high", "revolute", f"right{i}", f"rung{i}", _at(B[i], PLANAR),
+                    False)]
+    return links, joints
+
+
+def _build(links: dict, joints: list) -> Linkage:
+    """A linkage of ``links`` and ``joints`` (see :func:`_tower_parts`), built in linear time:
+    tree joints with their frames in both links and q = 0 (nothing to fit), then, with the
+    tree compiled once, the closures (their q fitted from its poses)."""
+    lk = Linkage()
+    for name, (T, virtual) in links.items():
+        lk.add_link(name, pose=T, mass=0.0 if virtual else 0.1, virtual=virtual)
+    for tree in (True, False):
+        if not tree:
+            lk.model()
+        for name, jtype, parent, child, W, is_tree in joints:
+            if is_tree != tree:
+                continue
+            Tp = np.eye(4) if parent is None else links[parent][0]
+            lk.add_joint(name, jtype, parent, child, T_parent_mob=se3.inverse(Tp) @ W,
+                         T_child_frame=se3.inverse(links[child][0]) @ W, tree=tree,
+                         virtual=name.startswith("block"),  # the abstract joints
+                         q=[0.0] if tree and jtype != "fixed" else None)
+    return lk
+
+
 def tower_linkage(cells: int) -> Linkage:
     """The tower of ``cells`` four-bar cells as a linkage (link frames at their lower node,
     world-aligned; rung 0 fixed to the ground), as ``examples.tower.build_tower`` lays it out."""
-    A, B = tower_nodes(cells, TOWER["width"], TOWER["height"], TOWER["jitter"])
-
-    def at(p, R=None):
-        return se3.make_pose(np.eye(3) if R is None else R, [p[0], 0.0, p[1]])
-
-    lk = Linkage()
-    lk.add_link("rung0", pose=at(A[0]), mass=0.1)
-    for i in range(1, cells + 1):
-        lk.add_link(f"left{i}", pose=at(A[i - 1]), mass=0.1)
-        lk.add_link(f"rung{i}", pose=at(A[i]), mass=0.1)
-        lk.add_link(f"right{i}", pose=at(B[i - 1]), mass=0.1)
-    lk.add_joint("tower_base", "fixed", None, "rung0", world_frame=at(A[0], PLANAR))
-    for i in range(1, cells + 1):
-        lk.add_joint(f"c{i}_left_low", "revolute", f"rung{i - 1}", f"left{i}",
-                     world_frame=at(A[i - 1], PLANAR))
-        lk.add_joint(f"c{i}_left_high", "revolute", f"left{i}", f"rung{i}",
-                     world_frame=at(A[i], PLANAR))
-        lk.add_joint(f"c{i}_right_low", "revolute", f"rung{i - 1}", f"right{i}",
-                     world_frame=at(B[i - 1], PLANAR))
-        lk.add_joint(f"c{i}_right_high", "revolute", f"right{i}", f"rung{i}",
-                     world_frame=at(B[i], PLANAR), tree=False)
-    return lk
+    return _build(*_tower_parts(cells))
 
 
 def abstract_tower_linkage(cells: int) -> Linkage:
@@ -75,23 +101,26 @@ def abstract_tower_linkage(cells: int) -> Linkage:
     ``CELLS_PER_BLOCK`` cells, each a driven sublinkage ``block{b}`` following its virtual
     ``block{b}_bend`` (revolute, bottom rung -> ``block{b}_axis``) and ``block{b}_stretch``
     (prismatic closure, axis -> top rung) in the driving top level."""
-    lk = tower_linkage(cells)
+    links, joints = _tower_parts(cells)
     A, B = tower_nodes(cells, TOWER["width"], TOWER["height"], TOWER["jitter"])
 
     def centre(i):
         return (np.array([A[i][0], 0.0, A[i][1]]) + np.array([B[i][0], 0.0, B[i][1]])) / 2
 
-    for b in range(cells // CELLS_PER_BLOCK):
+    blocks = range(cells // CELLS_PER_BLOCK)
+    for b in blocks:
         lo, hi = CELLS_PER_BLOCK * b, CELLS_PER_BLOCK * (b + 1)
         c0, c1 = centre(lo), centre(hi)
         R = block_axis_frame(c0, c1)
-        lk.add_link(f"block{b}_axis", pose=se3.make_pose(R, c0), virtual=True)
-        lk.add_joint(f"block{b}_bend", "revolute", f"rung{lo}", f"block{b}_axis",
-                     world_frame=se3.make_pose(PLANAR, c0), virtual=True, tree=True)
-        lk.add_joint(f"block{b}_stretch", "prismatic", f"block{b}_axis", f"rung{hi}",
-                     world_frame=se3.make_pose(R, c1), virtual=True, tree=False)
+        links[f"block{b}_axis"] = (se3.make_pose(R, c0), True)
+        joints += [(f"block{b}_bend", "revolute", f"rung{lo}", f"block{b}_axis",
+                    se3.make_pose(PLANAR, c0), True),
+                   (f"block{b}_stretch", "prismatic", f"block{b}_axis", f"rung{hi}",
+                    se3.make_pose(R, c1), False)]
+    lk = _build(links, joints)
+    for b in blocks:
         lk.add_sublinkage(f"block{b}", None, "driven")
-        for i in range(lo + 1, hi + 1):
+        for i in range(CELLS_PER_BLOCK * b + 1, CELLS_PER_BLOCK * (b + 1) + 1):
             for part in ("left", "right", "rung"):
                 lk.assign_link(f"{part}{i}", f"block{b}")
     return lk
