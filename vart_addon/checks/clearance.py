@@ -249,8 +249,27 @@ def check_clearance(scene=None, frame_start=None, frame_end=None, *, ground=None
     ``scene`` (see the module doc). ``ground``: a mesh object or its name (default: the plane
     z = 0); ``tolerance``: ground depth not counted (m); ``progress(done, total)`` after each
     frame; ``ignore_touching``: leave out the link pairs that already touch at the robot's
-    zero configuration (:func:`touching_at_zero`). The current frame is restored; nothing else changes. Raises
-    :class:`ClearanceError` (or a BridgeError for a corrupt scene)."""
+    zero configuration (:func:`touching_at_zero`). The current frame is restored; nothing
+    else changes. Raises :class:`ClearanceError` (or a BridgeError for a corrupt scene)."""
+    steps = check_clearance_steps(scene, frame_start, frame_end, ground=ground,
+                                  tolerance=tolerance, bridge=bridge,
+                                  ignore_touching=ignore_touching)
+    while True:
+        try:
+            done, total = next(steps)
+        except StopIteration as stop:
+            return stop.value
+        if progress is not None:
+            progress(done, total)
+
+
+def check_clearance_steps(scene=None, frame_start=None, frame_end=None, *, ground=None,
+                          tolerance: float = TOLERANCE, bridge: SceneBridge | None = None,
+                          ignore_touching: bool = True):
+    """:func:`check_clearance` a frame at a time: a generator yielding ``(done, total)``
+    after each frame and returning the :class:`ClearanceResult`. Closing it (Esc in the
+    operator) stops at once, with the current frame restored. Bad input raises at the first
+    ``next``."""
     t0 = time.perf_counter()
     scene = scene or bpy.context.scene
     start = int(scene.frame_start if frame_start is None else frame_start)
@@ -310,8 +329,7 @@ def check_clearance(scene=None, frame_start=None, frame_end=None, *, ground=None
                     res.depth.setdefault((nm, GROUND), {})[f] = d
             for pair, d in pair_depths(world, meshes, pairs, boxes).items():
                 res.depth.setdefault(pair, {})[f] = d
-            if progress is not None:
-                progress(k + 1, n)
+            yield k + 1, n
     res.ms = (time.perf_counter() - t0) * 1e3
     return res
 

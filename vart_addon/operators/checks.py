@@ -1,6 +1,7 @@
 """Will it run? ``vart.check_clearance``: the clearance check of a baked range
-(:func:`vart_addon.checks.clearance.check_clearance`), with Blender's progress indicator,
-reported, stored in ``scene.vart.clearance_summary`` and marked on the timeline.
+(:func:`vart_addon.checks.clearance.check_clearance_steps`), a few frames per timer tick with
+the progress indicator, Esc to stop; reported, stored in ``scene.vart.clearance_summary`` and
+marked on the timeline.
 ``vart.replay_physics``: the baked range replayed in MuJoCo
 (:func:`vart_addon.checks.replay.replay_scene_steps`), a few frames per timer tick with the
 progress indicator, Esc to stop; reported and stored in ``scene.vart.replay_summary``, its
@@ -16,13 +17,15 @@ from . import support
 from .frame_steps import FrameSteps
 
 
-class VART_OT_check_clearance(bpy.types.Operator):
+class VART_OT_check_clearance(FrameSteps, bpy.types.Operator):
     bl_idname = "vart.check_clearance"
     bl_label = "Check Clearance"
     bl_description = ("Step through the frame range and find where a link's geometry goes "
                       "into the ground or into another link it is not jointed to: pairs, "
-                      "frames and depth, with a timeline marker where each contact begins")
+                      "frames and depth, with a timeline marker where each contact begins "
+                      "(Esc stops)")
     bl_options = {'REGISTER', 'UNDO'}
+    verb = "Checking clearance"
 
     frame_start: IntProperty(name="Start", description="First frame to check (default: the "
                              "scene's start)", default=1, options={'SKIP_SAVE'})
@@ -51,26 +54,29 @@ class VART_OT_check_clearance(bpy.types.Operator):
         if not is_set("tolerance"):
             self.tolerance = scene.vart.clearance_tolerance
 
-    def execute(self, context):
-        from ..checks.clearance import check_clearance, put_markers
-        self._defaults(context)
+    def _start(self, context):
+        from ..checks.clearance import check_clearance_steps
+        self._steps = check_clearance_steps(context.scene, self.frame_start, self.frame_end,
+                                            ground=self.ground or None,
+                                            tolerance=self.tolerance)
+        self._done, self._total = next(self._steps)  # the first frame, or the check's errors
+        context.window_manager.progress_begin(0, self._total)
+
+    def _stopped_text(self) -> str:
+        return (f"Clearance check stopped after {self._done} of {self._total} frames; "
+                "nothing was stored")
+
+    def _finish(self, context, res):
+        from ..checks.clearance import put_markers
         scene = context.scene
-        wm = context.window_manager
-        wm.progress_begin(0, max(self.frame_end - self.frame_start + 1, 1))
-        try:
-            res = check_clearance(scene, self.frame_start, self.frame_end,
-                                  ground=self.ground or None, tolerance=self.tolerance,
-                                  progress=lambda done, total: wm.progress_update(done))
-        except support.ERRORS as e:
-            self.report({'ERROR'}, str(e))
-            return {'CANCELLED'}
-        finally:
-            wm.progress_end()
         if self.markers:
             put_markers(scene, res)
         scene.vart.clearance_summary = res.summary()
         self.report({'WARNING'} if res.depth else {'INFO'}, res.summary(most=3))
         return {'FINISHED'}
+
+    def execute(self, context):
+        return self._run_all(context)
 
 
 class VART_OT_replay_physics(FrameSteps, bpy.types.Operator):
@@ -117,20 +123,7 @@ class VART_OT_replay_physics(FrameSteps, bpy.types.Operator):
         return {'FINISHED'}
 
     def execute(self, context):
-        self._defaults(context)
-        try:
-            self._start(context)
-            while True:
-                try:
-                    self._done, self._total = next(self._steps)
-                except StopIteration as stop:
-                    return self._finish(context, stop.value)
-                context.window_manager.progress_update(self._done)
-        except support.ERRORS as e:
-            self.report({'ERROR'}, str(e))
-            return {'CANCELLED'}
-        finally:
-            context.window_manager.progress_end()
+        return self._run_all(context)
 
 
 class VART_OT_plot_curves(bpy.types.Operator):

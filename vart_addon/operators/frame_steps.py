@@ -80,6 +80,24 @@ class FrameSteps:
                                          "(Esc to stop)")
         return {'RUNNING_MODAL'}
 
+    def _run_all(self, context):
+        """Without a window (a script, background mode): every step at once, with the
+        progress bar; what :meth:`modal` does over timer ticks."""
+        self._defaults(context)
+        try:
+            self._start(context)
+            while True:
+                try:
+                    self._done, self._total = next(self._steps)
+                except StopIteration as stop:
+                    return self._finish(context, stop.value)
+                context.window_manager.progress_update(self._done)
+        except support.ERRORS as e:
+            self.report({'ERROR'}, str(e))
+            return {'CANCELLED'}
+        finally:
+            context.window_manager.progress_end()
+
     def _end(self, context):
         """Timer, progress bar and header text off."""
         wm = context.window_manager

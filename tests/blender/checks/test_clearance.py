@@ -125,6 +125,30 @@ def test_bad_input_is_refused_naming_it(built):
         CL.check_clearance(scene, tolerance=-1.0)
 
 
+def test_the_check_steps_frame_by_frame_and_stops_cleanly(built):
+    """What the operator runs over timer ticks (Esc closes it): the same result as the whole
+    check, one frame per step; closed half way, the scene is back on its frame."""
+    scene = bpy.context.scene
+    scene.frame_set(4)
+    steps = CL.check_clearance_steps(scene)
+    done = []
+    while True:
+        try:
+            done.append(next(steps))
+        except StopIteration as stop:
+            res = stop.value
+            break
+    assert done == [(k, LAST) for k in range(1, LAST + 1)]
+    assert res.depth == CL.check_clearance(scene).depth and scene.frame_current == 4
+    steps = CL.check_clearance_steps(scene)
+    next(steps), next(steps)
+    assert scene.frame_current == 2
+    steps.close()
+    assert scene.frame_current == 4
+    with pytest.raises(CL.ClearanceError, match="empty frame range"):
+        next(CL.check_clearance_steps(scene, 5, 4))
+
+
 def test_the_operator_reports_stores_and_marks(vart_registered):
     build()
     scene = bpy.context.scene
