@@ -33,7 +33,7 @@ import numpy as np
 from ..bridge import SceneBridge
 from ..bridge import animation as A
 from ..bridge.joint_values import closure_qs
-from ..shared.frames import kept_frame, set_frame
+from ..shared.frames import kept_frame, run_steps, set_frame
 from ..solver import Settings, VartError
 from .bake_inputs import last_key
 from .bake_keys import Keyer, write_baked
@@ -58,13 +58,7 @@ def bake(scene=None, frame_start=None, frame_end=None, *, bridge: SceneBridge | 
     current frame restored."""
     steps = bake_steps(scene, frame_start, frame_end, bridge=bridge, settings=settings,
                        gravity=gravity, input_tol=input_tol)
-    while True:
-        try:
-            done, total = next(steps)
-        except StopIteration as stop:
-            return stop.value
-        if progress is not None:
-            progress(done, total)
+    return run_steps(steps, progress)
 
 
 def bake_steps(scene=None, frame_start=None, frame_end=None, *,

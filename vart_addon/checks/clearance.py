@@ -41,7 +41,7 @@ from mathutils.bvhtree import BVHTree
 from ..bridge import BridgeError, SceneBridge
 from ..bridge import poses as P
 from ..io_urdf.exporter import depsgraph_of, geometry_objects, mesh_in_frame
-from ..shared.frames import kept_frame
+from ..shared.frames import kept_frame, run_steps
 from ..solver.text import frame_ranges
 
 #: The name of the ground in a contact pair.
@@ -254,13 +254,7 @@ def check_clearance(scene=None, frame_start=None, frame_end=None, *, ground=None
     steps = check_clearance_steps(scene, frame_start, frame_end, ground=ground,
                                   tolerance=tolerance, bridge=bridge,
                                   ignore_touching=ignore_touching)
-    while True:
-        try:
-            done, total = next(steps)
-        except StopIteration as stop:
-            return stop.value
-        if progress is not None:
-            progress(done, total)
+    return run_steps(steps, progress)
 
 
 def check_clearance_steps(scene=None, frame_start=None, frame_end=None, *, ground=None,

@@ -43,3 +43,16 @@ def kept_frame(scene):
         yield frame, subframe
     finally:
         set_frame(scene, frame, subframe)
+
+
+def run_steps(steps, progress=None):
+    """Run a generator of frame steps (a bake's, a clearance check's: it yields ``(done,
+    total)`` after each frame and returns its result) to its end, calling ``progress(done,
+    total)`` after each step; returns the result."""
+    while True:
+        try:
+            done, total = next(steps)
+        except StopIteration as stop:
+            return stop.value
+        if progress is not None:
+            progress(done, total)
