@@ -30,6 +30,7 @@ from vart_addon.solver import Settings, SolveStatus
 from vart_addon.solver import goals as G
 from vart_addon.solver.evaluation import GroupProblem
 from vart_addon.solver.levels import LEVEL_NAMES, REPORTED
+from vart_addon.solver.sparse_rows import dense
 from vart_addon.solver.status import LevelStatus
 from vart_addon.solver.topology import analyse
 from vart_addon.solver.trace import row as trace_row
@@ -85,7 +86,7 @@ class PlainDLS:
                     break
                 it += 1
                 e = np.concatenate([ev.levels[k][0] for k in hard])
-                J = np.concatenate([ev.levels[k][1] for k in hard])
+                J = np.concatenate([dense(ev.levels[k][1]) for k in hard])  # no structure
                 dq = J.T.dot(np.linalg.solve(J.dot(J.T) + lam2 * np.eye(len(e)), -e))
                 big = np.abs(dq).max(initial=0.0)
                 if big > s.max_step:
