@@ -18,8 +18,7 @@ import bpy
 from mathutils import Matrix
 
 from ..bridge import edits as E
-from ..bridge import schema as S
-from ..io_urdf.robot_objects import link_empties
+from ..io_urdf.robot_objects import link_empties, write_records
 from ..properties import set_study
 from . import msim_models as MM
 from .common import Built, _material, _scene_joint_names
@@ -40,19 +39,7 @@ def _write(context, key: str, lk, boxes: dict) -> tuple[Built, dict]:
     for jn in lk.joints:
         jnames[jn] = E.unique_joint_name(jn, existing)
         existing.add(jnames[jn])
-    for n, ob in obs.items():
-        rec = E.link_record(lk, n, None)
-        S.write_link(ob, mass=rec.mass, com=rec.com, virtual=rec.virtual,
-                     root_tree=rec.root_tree)
-    for jn, j in lk.joints.items():
-        r = E.joint_record(lk, j, poses, None)
-        S.write_joint(obs[r.child], jnames[jn], r.type,
-                      None if r.parent is None else obs[r.parent],
-                      T_parent_mob=r.T_parent_mob, T_child_frame=r.T_child_frame, q=r.q,
-                      lower=r.lower, upper=r.upper, pitch=r.pitch, virtual=r.virtual,
-                      tree=r.tree, locked=r.locked, lock_q=r.lock_q if r.locked else None,
-                      stiffness=r.stiffness, rest_q=r.rest_q)
-    S.read_scene(obs.values())  # what was written reads back valid (cross-object checks)
+    write_records(lk, obs, jnames, poses)  # then read back valid (cross-object checks)
     for link, (size, offset, rgba) in boxes.items():
         _box(coll, obs[link], f"{link}_box", size, offset, rgba)
     scene.vart.gravity_enabled = True

@@ -146,10 +146,14 @@ def balanced_roll() -> float:
     def off(r):
         P = _posture(r)
         return _com(P)[1] - _sole_centre(P["l_ank_roll"], "l")[1]
-    lo, hi = -0.5, 0.5
+    return _bisect(off, -0.5, 0.5)
+
+
+def _bisect(f, lo: float, hi: float) -> float:
+    """A root of ``f`` between ``lo`` and ``hi`` (where its sign changes), by 60 halvings."""
     for _ in range(60):
         mid = 0.5 * (lo + hi)
-        if (off(mid) > 0) == (off(lo) > 0):
+        if (f(mid) > 0) == (f(lo) > 0):
             lo = mid
         else:
             hi = mid
@@ -311,14 +315,7 @@ def _grasp_elbow() -> float:
     def off(b):
         P = _arm_poses("r", {"sho_roll": -SHOULDER_DOWN, "el": b})
         return _tip(P["r_el"], "r")[1] + BAR_WIDTH / 2
-    lo, hi = math.pi / 2 - SHOULDER_DOWN, math.pi
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        if (off(mid) > 0) == (off(lo) > 0):
-            lo = mid
-        else:
-            hi = mid
-    return 0.5 * (lo + hi)
+    return _bisect(off, math.pi / 2 - SHOULDER_DOWN, math.pi)
 
 
 def truss_gripper() -> tuple[Linkage, dict]:

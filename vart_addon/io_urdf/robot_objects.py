@@ -125,5 +125,6 @@ def write_records(lk, obs: dict, joint_name: dict, poses: dict) -> None:
                       T_parent_mob=rec.T_parent_mob, T_child_frame=rec.T_child_frame,
                       q=rec.q, lower=rec.lower, upper=rec.upper, pitch=rec.pitch,
                       virtual=rec.virtual, tree=rec.tree, mimic=mimic,
-                      locked=rec.locked, lock_q=rec.lock_q if rec.locked else None)
+                      locked=rec.locked, lock_q=rec.lock_q if rec.locked else None,
+                      stiffness=rec.stiffness, rest_q=rec.rest_q)
     S.read_scene(obs.values())
