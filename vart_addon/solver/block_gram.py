@@ -45,12 +45,13 @@ class _Plan:
     """Where the narrow rows' values go: per block shape, ``rows`` (B, m) their stacked row
     positions, ``cols`` (B, c) their columns, ``gather`` (B, m, c) positions in the flat narrow
     values (the last, a zero, where a row does not reach a column); ``wide`` the stacked
-    positions of the kept wide rows; ``n_kept`` the rows kept."""
+    positions of the kept wide rows and ``wide_dense`` theirs among the dense parts' rows;
+    ``n_kept`` the rows kept."""
 
-    __slots__ = ("shapes", "wide", "n_kept")
+    __slots__ = ("shapes", "wide", "wide_dense", "n_kept")
 
-    def __init__(self, shapes, wide, n_kept):
-        self.shapes, self.wide, self.n_kept = shapes, wide, n_kept
+    def __init__(self, shapes, wide, wide_dense, n_kept):
+        self.shapes, self.wide, self.wide_dense, self.n_kept = shapes, wide, wide_dense, n_kept
 
 
 def _find(parent, i):
@@ -62,34 +63,35 @@ def _find(parent, i):
 
 def _plan(J: SparseRows, keep: np.ndarray) -> _Plan:
     """The blocks of ``J``'s kept narrow rows (see the module doc)."""
-    n = J.n
-    parent = list(range(n))
-    narrow = []  # (stacked row, flat offset of its slots, its columns)
-    wide = []
-    row = flat = 0
+    parent = list(range(J.n))
+    narrow = []  # (stacked row, [(column, its value's flat position), ...])
+    wide, wide_dense = [], []
+    row = flat = dense_row = 0
     for p in J.parts:
         R = p.vals.shape[0]
         if p.dense:
-            wide += [row + i for i in range(R) if keep[row + i]]
+            mine = [i for i in range(R) if keep[row + i]]
+            wide += [row + i for i in mine]
+            wide_dense += [dense_row + i for i in mine]
+            dense_row += R
         else:
             K = p.idx.shape[1]
             for i, cols in enumerate(p.idx.tolist()):
                 if keep[row + i]:
-                    cols = [c for c in cols if c != PAD]
-                    narrow.append((row + i, flat + i * K, p.idx[i]))
-                    r0 = _find(parent, cols[0])
-                    for c in cols[1:]:
+                    slots = [(c, flat + i * K + k) for k, c in enumerate(cols) if c != PAD]
+                    narrow.append((row + i, slots))
+                    r0 = _find(parent, slots[0][0])
+                    for c, _ in slots[1:]:
                         rc = _find(parent, c)
                         if rc != r0:
                             parent[rc] = r0
             flat += R * K
         row += R
     blocks: dict[int, tuple[list, set]] = {}
-    for r, base, idx in narrow:
-        cols = [c for c in idx.tolist() if c != PAD]
-        rows, members = blocks.setdefault(_find(parent, cols[0]), ([], set()))
-        rows.append((r, base, idx))
-        members.update(cols)
+    for r, slots in narrow:
+        rows, members = blocks.setdefault(_find(parent, slots[0][0]), ([], set()))
+        rows.append((r, slots))
+        members.update(c for c, _ in slots)
     by_shape: dict[tuple[int, int], list] = {}
     for rows, members in blocks.values():
         by_shape.setdefault((len(rows), len(members)), []).append((rows, sorted(members)))
@@ -101,13 +103,13 @@ def _plan(J: SparseRows, keep: np.ndarray) -> _Plan:
         for b, (rows, cols) in enumerate(items):
             local = {col: j for j, col in enumerate(cols)}
             C[b] = cols
-            for i, (r, base, idx) in enumerate(rows):
+            for i, (r, slots) in enumerate(rows):
                 R[b, i] = r
-                for k, col in enumerate(idx.tolist()):
-                    if col != PAD:
-                        gather[b, i, local[col]] = base + k
+                for col, at in slots:
+                    gather[b, i, local[col]] = at
         shapes.append((R, C, gather))
-    return _Plan(shapes, np.array(wide, dtype=np.intp), len(narrow) + len(wide))
+    return _Plan(shapes, np.array(wide, dtype=np.intp), np.array(wide_dense, dtype=np.intp),
+                 len(narrow) + len(wide))
 
 
 class BlockStacked:
@@ -178,10 +180,7 @@ def stacked(levels, n: int, sigma0: float, cache: dict | None = None) -> BlockSt
                 default=0.0)
     Jw = Bm = X = Sinv = None
     if plan.wide.size:
-        dense = np.concatenate([p.vals for p in J.parts if p.dense])
-        wide_rows = np.concatenate([np.arange(r, r + p.vals.shape[0])
-                                    for r, p in _starts(J) if p.dense])
-        Jw = dense[np.searchsorted(wide_rows, plan.wide)]
+        Jw = np.concatenate([p.vals for p in J.parts if p.dense]).take(plan.wide_dense, axis=0)
         Bm = [Jb @ Jw[:, C].transpose(1, 2, 0) for Jb, (_, C, _) in zip(blocks, plan.shapes)]
         X = [Ai @ B for Ai, B in zip(Ainv, Bm)]
         S = Jw.dot(Jw.T)
@@ -266,11 +265,3 @@ def _several_levels(Jb, rb, levels_b, ext, sigma0: float, lambda_max: float) -> 
             return Jb.T.dot(Ai.dot(rb))
     return prioritized_step(levels_b, Jb.shape[1], sigma0, lambda_max,
                             list(ext) if ext.any() else None)
-
-
-def _starts(J: SparseRows):
-    """(first stacked row, part) of each part of ``J``."""
-    r = 0
-    for p in J.parts:
-        yield r, p
-        r += p.vals.shape[0]

@@ -130,10 +130,7 @@ def add_joint(lk: Linkage, name: str, jtype: str, parent: str | None, child: str
         _make_tree(lk, j, poses)
         if qv is not None:
             j.q = qv
-    model_current = lk._model_version == lk.topology_version
-    lk.touch_topology()
-    if model_current and not make:  # a closure leaves the tree, and so its compiled model, as
-        lk._model_version = lk.topology_version  # it was: closures added in a row stay linear
+    lk.touch_topology(tree=make)  # a closure leaves the tree (and its model) as it was
     return j
 
 

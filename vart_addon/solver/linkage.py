@@ -146,9 +146,15 @@ class Linkage:
             return joint.q.copy()
         return joint.jtype.fit(self.relative_pose(joint, poses), joint.pitch)[0]
 
-    def touch_topology(self):
+    def touch_topology(self, tree: bool = True):
+        """The joints changed: analyses must be redone. ``tree=False``: only closures did
+        (one added), so the compiled tree model, if it was current, stays current: closures
+        added in a row fit their q from one forward kinematics, not a walk each."""
+        current = self._model_version == self.topology_version
         self.topology_version += 1
         self.goals_version += 1
+        if current and not tree:
+            self._model_version = self.topology_version
 
     def touch_goals(self):
         """The set of goals changed (one added or removed): solve groups must be re-analysed."""
