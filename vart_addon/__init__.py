@@ -19,7 +19,7 @@ from types import ModuleType
 # ``unregister()``, in registration order. They are unregistered in reverse
 # order, so list a module after the modules whose classes it refers to.
 _SUBMODULES: tuple[str, ...] = (
-    "properties", "shared.preferences", "animation.live",
+    "properties", "shared.preferences", "shared.edit_count", "animation.live",
     "operators.links", "operators.joints", "operators.goals", "operators.solve",
     "operators.animate",
     "operators.io", "operators.trajectory", "operators.checks", "operators.studies",

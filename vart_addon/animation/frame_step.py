@@ -133,7 +133,7 @@ class FrameSolver:
             lk.set_link_target(ln, targets[ln], mask)
         st = bridge.solve(self.settings, sync=False)
         q = model.q_from_joints()
-        T = model.fk(q)
+        T = model.world_poses(q)  # remembered: write_back reads the same poses
         if not np.isfinite(T).all():
             raise BakeError(f"frame {frame}: the solution is not finite; nothing was keyed")
         poses = {nm: T[i] for nm, i in model.index.items() if nm is not None}

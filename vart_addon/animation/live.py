@@ -37,10 +37,13 @@ from ..bridge import scene_key
 from ..bridge import schema as S
 from ..bridge import sublinkages as SL
 from ..properties import LIVE_TOGGLED, store_status, summary
+from ..shared import handlers as H
 from ..shared.bridge_cache import bridge_for, cached_bridge, keep_goals, release_kept, solve_kw
+from ..shared.edit_count import edit_count
 from .bake_result import BakeError
 from .frame_step import FrameSolver
-from .live_cache import LiveCache, scan, static_signature, unmute_bake_curves
+from .inputs_at import InputPoser, nested_frame_set_safe, plain
+from .live_cache import LiveCache, LiveFrame, scan, unmute_bake_curves
 
 #: Name prefix of the timeline markers live mode puts on frames with unmet goals.
 MARKER = "vart unmet"
@@ -84,9 +87,10 @@ def _show(scene, cache: LiveCache) -> None:
     obs = link_objects(scene)
     kw = solve_kw(scene, bake=True)
     curves, driven = scan(obs)
-    static = static_signature(obs, curves, driven,
-                              (scene.frame_start, kw["settings"], kw["gravity"],
-                               SL.read_hierarchy(scene, obs.values())))  # the sublinkages
+    static = cache.static_signature(obs, curves, driven,
+                                    (scene.frame_start, kw["settings"], kw["gravity"],
+                                     SL.read_hierarchy(scene, obs.values())),  # sublinkages
+                                    edit_count())
     _unmark(scene, cache.validate(static, curves))
     bridge = cached_bridge(scene)  # with the chain's goals, if it kept them there
     if cache.solver is not None and (bridge is not cache.solver.bridge
@@ -97,9 +101,9 @@ def _show(scene, cache: LiveCache) -> None:
         _set_status(scene, cache, f, f"Live: frame {f} is outside the frame range "
                     f"{start}-{end}; it is not solved")
         return
-    if f not in cache.frames:
-        _solve_through(scene, cache, f, kw, curves, list(curves) + list(driven))
-    entry = cache.frames[f]
+    entry = cache.frames.get(f)
+    if entry is None:
+        entry = _solve_through(scene, cache, f, kw, curves, driven)
     assert cache.solver is not None  # frames are remembered with their chain
     bridge = cache.solver.bridge
     lk = bridge.linkage
@@ -115,13 +119,19 @@ def _show(scene, cache: LiveCache) -> None:
 
 
 def _solve_through(scene, cache: LiveCache, f: int, kw: dict, curves: dict,
-                   channels: list) -> None:
+                   driven: tuple) -> LiveFrame:
     """Solve the frames after the last remembered one up to ``f`` (from the scene's first
-    frame if none is), each warm-started from the one before, and remember them. The scene
-    is stepped through them and put back on its frame. At each, the animated custom
-    properties (``channels``: ``(link, data path, index)``) are made exactly their animated
-    values first (:func:`.bridge.animation.settle_animated`: live mode itself writes the
-    joints' q, and Blender does not rewrite a q within single precision of its key).
+    frame if none is), each warm-started from the one before, remember them and return
+    ``f``'s. Each frame's inputs are posed from their F-curves (:mod:`.inputs_at`): a frame
+    change inside the frame-change handler crashes Blender 4.2 to 5.0 later on, and while
+    an animation renders, Blender evaluates it into the render's own copy of the scene, not
+    into the objects the handler reads. Where the animation is not plain, the frames before
+    ``f`` are reached by frame changes on Blender 5.2 and later; on older ones ``f`` is then
+    solved from the last remembered frame and not remembered (its status says so). At each
+    frame the animated custom properties (``curves``, ``driven``: ``(link, data path,
+    index)``) are made exactly their animated values first
+    (:func:`.bridge.animation.settle_animated`: live mode itself writes the joints' q, and
+    Blender does not rewrite a q within single precision of its key).
 
     The chain's goals stay on the scene's bridge afterwards (:func:`keep_goals`: whoever
     asks for the bridge next takes them off), so the next frame change solves with the
@@ -136,9 +146,14 @@ def _solve_through(scene, cache: LiveCache, f: int, kw: dict, curves: dict,
     last = cache.last
     prev = None if last is None else cache.frames[last].q
     first = cache.start if last is None else last + 1
+    poser = InputPoser(solver.obs, curves) if plain(solver.obs, curves, driven) else None
+    alone = (poser is None and first < f and prev is not None
+             and not nested_frame_set_safe())
+    if alone:
+        first = f
     frame, subframe = scene.frame_current, scene.frame_subframe
     settle: dict = {}
-    for n, path, i in channels:
+    for n, path, i in list(curves) + list(driven):
         if path.startswith('["') and n in solver.obs:
             settle.setdefault(n, []).append((path, i))
     checkpoint = bridge.checkpoint()
@@ -146,7 +161,9 @@ def _solve_through(scene, cache: LiveCache, f: int, kw: dict, curves: dict,
     _hold[0] += 1
     try:
         for g in range(first, f + 1):
-            if (scene.frame_current, scene.frame_subframe) != (g, 0.0):
+            if poser is not None:
+                poser.pose(g)
+            elif (scene.frame_current, scene.frame_subframe) != (g, 0.0):
                 scene.frame_set(g)
             for n, props in settle.items():
                 A.settle_animated(solver.obs[n], props)
@@ -154,10 +171,16 @@ def _solve_through(scene, cache: LiveCache, f: int, kw: dict, curves: dict,
                 prev = _seed(cache, bridge, solver)
             sol = solver.solve(g, prev)
             prev = sol.q
+            if alone:
+                return LiveFrame(np.array(sol.q, float), sol.status, list(sol.unmet),
+                                 alone=True)
             cache.remember(g, sol.q, sol.status, sol.unmet, curves)
             if sol.unmet:
                 _mark(scene, g, sol.unmet)
+        return cache.frames[f]
     except BaseException:  # the bridge back as it was before this pass, without the goals
+        if poser is not None:
+            poser.restore()
         release_kept()
         bridge.rollback(checkpoint)
         raise
@@ -208,9 +231,12 @@ def restore_seed(scene) -> bool:
 
 # ---- status and markers -----------------------------------------------------------------------
 def _frame_text(f: int, entry) -> str:
+    alone = (" (solved from the last frame solved before it; play through to it for the "
+             "bake's answer)" if entry.alone else "")
     if entry.unmet:
-        return f"Live, frame {f}: unmet {', '.join(entry.unmet)} ({summary(entry.status)})"
-    return f"Live, frame {f}: {summary(entry.status)}"
+        return (f"Live, frame {f}: unmet {', '.join(entry.unmet)} ({summary(entry.status)})"
+                + alone)
+    return f"Live, frame {f}: {summary(entry.status)}{alone}"
 
 
 def _set_status(scene, cache: LiveCache, f: int, text: str) -> None:
@@ -338,24 +364,15 @@ def _handlers():
             (h.undo_post, on_undo_redo), (h.redo_post, on_undo_redo))
 
 
-def _remove(handlers, fn) -> None:
-    """Remove ``fn`` and any earlier copy of it (same module and name: a reloaded module)."""
-    for old in [x for x in handlers if getattr(x, "__name__", None) == fn.__name__
-                and getattr(x, "__module__", None) == fn.__module__]:
-        handlers.remove(old)
-
-
 def register() -> None:
     for handlers, fn in _handlers():
-        _remove(handlers, fn)
-        handlers.append(fn)
-    _remove(LIVE_TOGGLED, on_toggle)
-    LIVE_TOGGLED.append(on_toggle)
+        H.add(handlers, fn)
+    H.add(LIVE_TOGGLED, on_toggle)
     forget_all(keep_seeds=False)
 
 
 def unregister() -> None:
     for handlers, fn in _handlers():
-        _remove(handlers, fn)
-    _remove(LIVE_TOGGLED, on_toggle)
+        H.remove(handlers, fn)
+    H.remove(LIVE_TOGGLED, on_toggle)
     forget_all(keep_seeds=False)

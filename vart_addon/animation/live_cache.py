@@ -13,10 +13,11 @@ from) and on the animated values of frames ``start..f``. The cache holds the sol
   retimed, its interpolation or handles changed): :meth:`LiveCache.validate` samples the
   curves that changed at the remembered frames and finds the first frame that differs.
 
-Signatures are cheap enough to take at every frame change: every link's ``["vart"]``
-properties without the values that live mode writes (joints' ``q``) or that animation drives
-(the animated paths), and a fingerprint of each animating F-curve (its keys and handles,
-interpolation, extrapolation, modifiers). Curves of the bake's channel group
+Signatures are taken at every frame change: every link's ``["vart"]`` properties without the
+values that live mode writes (joints' ``q``) or that animation drives (the animated paths),
+read again only when something may have edited them (:mod:`.shared.edit_count`), and a
+fingerprint of each animating F-curve (its keys and handles, interpolation, extrapolation,
+modifiers). Curves of the bake's channel group
 (:data:`BAKE_GROUP`) are output, not input: :func:`scan` mutes them (live mode shows the
 solver's poses, not an earlier bake's keys).
 """
@@ -39,12 +40,13 @@ _PATH_KEY = re.compile(r'\["([^"]*)"\]')
 
 @dataclass
 class LiveFrame:
-    """One remembered frame: the model's configuration (``Model.q_from_joints``), the solve's
+    """One solved frame: the model's configuration (``Model.q_from_joints``), the solve's
     status and the goals unmet there."""
 
     q: np.ndarray
     status: SolveStatus
     unmet: list
+    alone: bool = False  # solved straight from an earlier frame, not remembered (live.py)
 
 
 @dataclass
@@ -63,6 +65,7 @@ class LiveCache:
     static: tuple | None = None
     solver: FrameSolver | None = None
     shown: tuple | None = None   # (frame, summary) last written to the status
+    links: tuple = ((), [])      # (what they were read under, link_properties)
 
     @property
     def last(self) -> int | None:
@@ -96,6 +99,18 @@ class LiveCache:
         self.frames[frame] = LiveFrame(np.array(q, float), status, list(unmet))
         for key, fc in curves.items():
             self.samples.setdefault(key, {})[frame] = fc.evaluate(float(frame))
+
+    def static_signature(self, obs: dict, curves: dict, driven: tuple, extra: tuple,
+                         edits) -> tuple:
+        """What every frame depends on besides the animated values: :func:`link_properties`,
+        the driven paths and ``extra`` (settings, start frame...). The links' properties are
+        read again only when ``edits`` (:func:`.shared.edit_count.edit_count`),
+        the link objects' names or the animating curves changed since they were last read
+        (reading them costs ~13 us per link)."""
+        under = (edits, tuple(obs), tuple(curves), driven)
+        if under != self.links[0]:
+            self.links = (under, link_properties(obs, curves, driven))
+        return (extra, driven, self.links[1])
 
     def validate(self, static: tuple, curves: dict) -> list:
         """Compare the scene's signatures with the remembered ones (see the module doc) and
@@ -175,10 +190,10 @@ def unmute_bake_curves(obs: dict) -> int:
     return n
 
 
-def static_signature(obs: dict, curves: dict, driven: tuple, extra: tuple) -> tuple:
-    """Every link's ``["vart"]`` properties (as plain data) without its joints' ``q`` (live
-    mode writes them) and without the animated or driven paths (their values are followed
-    frame by frame); with ``extra`` (settings, start frame) and the driven paths."""
+def link_properties(obs: dict, curves: dict, driven: tuple) -> list:
+    """Every link's ``["vart"]`` properties (as plain data, ``(name, dict)`` by name) without
+    its joints' ``q`` (live mode writes them) and without the animated or driven paths
+    (their values are followed frame by frame)."""
     animated: dict = {}
     for n, path, _i in list(curves) + list(driven):
         if path.startswith(f'["{S.KEY}"]'):
@@ -194,7 +209,7 @@ def static_signature(obs: dict, curves: dict, driven: tuple, extra: tuple) -> tu
             for keys in animated.get(n, ()):
                 _drop(d, keys)
         parts.append((n, d))
-    return (extra, driven, parts)
+    return parts
 
 
 def _drop(d: dict, keys: list) -> None:

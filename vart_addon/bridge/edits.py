@@ -206,6 +206,7 @@ class _Undo:
         self.saved[ob.name] = (ob, raw.to_dict() if hasattr(raw, "to_dict") else raw, chans)
 
     def restore(self):
+        S.touched()
         for ob, props, chans in self.saved.values():
             if props is None:
                 if S.KEY in ob.keys():

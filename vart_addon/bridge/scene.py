@@ -321,11 +321,10 @@ class SceneBridge:
         report = WriteReport()
         moved = self._moved(names, Ts)
         self._write_poses(obs, names, Ts, moved, report, evaluate)
-        new_q = {}
-        for n, ql in changed_q(qs, q_all, data, self.write_tol):
-            S.write_q(obs[data.joints[n].child], n, ql)
-            new_q[n] = tuple(ql)  # what reading the property gives
-            report.joints.append(n)
+        changed = changed_q(qs, q_all, data, self.write_tol)
+        S.write_qs(obs, [(data.joints[n].child, n, ql) for n, ql in changed])
+        new_q = {n: tuple(ql) for n, ql in changed}  # what reading the property gives
+        report.joints += new_q
         # tree flags and parent names: they can differ only after a structure change (of the
         # linkage's tree, or of the data read: a rename changes the parent in its key)
         flags_key = (lk.topology_version, self._key)
@@ -378,35 +377,47 @@ class SceneBridge:
                 for n, ob in obs.items():
                     self._links[n].observed = P.observe(ob)
             return
-        ordered = sorted(obs, key=lambda n: (P.depth(obs[n]), n))
         at = {n: i for i, n in enumerate(names)}
-        # every link's world matrix (pose with the object's scale) in one product and one
+        parents = [ob.parent for ob in obs.values()]
+        if any(p is not None for p in parents):  # Blender parenting: parents first
+            order = self._parents_first(obs, moved)
+        else:  # the objects are independent: only the moved ones, in any order
+            order = sorted(moved)
+        # the written world matrices (pose with the object's scale) in one product and one
         # conversion to nested lists, instead of one numpy round trip per object
-        scale4 = np.ones((len(names), 1, 4))
-        scale4[:, 0, :3] = [self._links[n].scale for n in names]
-        rows = (Ts * scale4).tolist()
-        written: set = set()
+        idx = [at[n] for n in order]
+        scale4 = np.ones((len(idx), 1, 4))
+        scale4[:, 0, :3] = [self._links[n].scale for n in order]
+        rows = (Ts[idx] * scale4).tolist()
+        written = order if parents else []
         stale = False
-        for n in ordered:
+        for k, n in enumerate(order):
             ob = obs[n]
-            under_written = bool(written) and any(a.name in written for a in P.ancestors(ob))
-            if n not in moved and not under_written:
-                continue
-            if stale and under_written and (ob.parent.name not in written
-                                            or ob.parent_type != 'OBJECT'):
+            if stale and ob.parent is not None and (ob.parent.name not in written[:k]
+                                                    or ob.parent_type != 'OBJECT'):
                 self._update()  # a non-link object in between: let Blender re-evaluate it
                 stale = False
-            i = at[n]
-            ob.matrix_world = Matrix(rows[i])
-            self._links[n].T = Ts[i]
-            written.add(n)
+            ob.matrix_world = Matrix(rows[k])
+            self._links[n].T = Ts[idx[k]]
             stale = True
-            report.links.append(n)
+        report.links += order
         if not evaluate:
-            for n in written:
+            for n in order:
                 self._links[n].observed = None  # unknown until Blender evaluates it
             return
-        if written:
-            self._update()
+        self._update()
         for n, ob in obs.items():
             self._links[n].observed = P.observe(ob)
+
+    @staticmethod
+    def _parents_first(obs, moved) -> list:
+        """The links to write when some are parented in Blender: the moved ones and every
+        link below one of them (moving a parent moves its children), parents first."""
+        out = []
+        written: set = set()
+        for n in sorted(obs, key=lambda n: (P.depth(obs[n]), n)):
+            under = bool(written) and any(a.name in written for a in P.ancestors(obs[n]))
+            if n in moved or under:
+                out.append(n)
+                written.add(n)
+        return out

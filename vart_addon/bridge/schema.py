@@ -77,6 +77,22 @@ _JOINT_KEYS = ("type", "parent", "parent_name", "T_parent_mob", "T_child_frame",
                "upper", "pitch", "virtual", "tree") + GF.KEYS + ("mimic",)
 _MIMIC_KEYS = ("leader", "multiplier", "offset")
 
+#: How many times link or joint data was written other than a joint's q (see :func:`edits`).
+_EDITS = [0]
+
+
+def edits() -> int:
+    """A count that grows whenever this module writes a link's or joint's fields, other than
+    a joint's ``q`` (:func:`write_q`): what reads every link's properties to notice an edit
+    (live mode, at each frame) reads them again only when it changed. Code that writes
+    ``ob["vart"]`` itself calls :func:`touched`."""
+    return _EDITS[0]
+
+
+def touched() -> None:
+    """Count a write of link or joint data made outside this module (see :func:`edits`)."""
+    _EDITS[0] += 1
+
 
 # ---- paths --------------------------------------------------------------------------------
 def q_data_path(joint: str) -> str:
@@ -349,6 +365,7 @@ def write_link(ob, *, mass: float = 0.0, com=(0.0, 0.0, 0.0), virtual: bool = Fa
          "locked": locked, "lock_pose": IDENTITY16 if lock_pose is None else
          _flat16(lock_pose, "lock_pose")}
     link = _link_from(d, ob.name)
+    touched()
     _ensure(ob)
     ob[KEY]["link"] = _link_dict(link)
     ob[KEY]["version"] = VERSION
@@ -405,6 +422,7 @@ def write_joint(child_ob, name: str, jtype: str, parent=None, *, T_parent_mob=No
         leader, mult, off = (tuple(mimic) + (1.0, 0.0))[:3]
         d["mimic"] = {"leader": leader, "multiplier": mult, "offset": off}
     j = _joint_from(d, name, child_ob.name)
+    touched()
     _ensure(child_ob)
     child_ob[KEY]["joints"][name] = _joint_dict(j, parent)
     return j
@@ -429,6 +447,7 @@ def update_joint(child_ob, name: str, **changes) -> JointData:
     d = _joint_dict(replace(old, **changes), parent_ob)
     checked = _joint_from(d, name, child_ob.name)
     cur = grp.to_dict()
+    touched()
     for k, v in d.items():
         if repr(cur.get(k)) != repr(v):  # repr: 1 and 1.0 differ, so ints get rewritten
             grp[k] = v
@@ -442,15 +461,29 @@ def write_q(child_ob, name: str, q) -> None:
     child_ob[KEY]["joints"][name]["q"] = _floats(q)
 
 
+def write_qs(child_obs: dict, joints) -> None:
+    """:func:`write_q` of many joints: ``joints`` is ``[(child object name, joint name, q as
+    a list of Python floats)]``, ``child_obs`` the objects by name. Each child's joint group
+    is looked up once (a frame of a 2,700-joint tower writes every q)."""
+    groups: dict = {}
+    for child, name, q in joints:
+        grp = groups.get(child)
+        if grp is None:
+            grp = groups[child] = child_obs[child][KEY]["joints"]
+        grp[name]["q"] = q
+
+
 def remove_joint(child_ob, name: str) -> None:
     """Delete a joint from its child link (its F-curves, if any, are left to the caller)."""
     joints = child_ob[KEY]["joints"]
     if name not in joints:
         raise SchemaError(child_ob.name, (KEY, "joints", name), "no such joint")
+    touched()
     del joints[name]
 
 
 def remove_link(ob) -> None:
     """Remove all vart data from ``ob`` (joints on other links that point at it become errors)."""
     if KEY in ob.keys():
+        touched()
         del ob[KEY]

@@ -81,6 +81,7 @@ class ObjectState:
             v = self.channels[k]
             if (cur if isinstance(cur, str) else tuple(cur)) != v:
                 setattr(ob, k, v)
+        S.touched()
         if self.vart is None:
             if S.KEY in ob.keys():
                 del ob[S.KEY]

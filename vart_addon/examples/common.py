@@ -58,6 +58,7 @@ def key_value(ob, joint: str, key: str, frames_values) -> None:
     DoF; linear interpolation), then put the stored value back as it was: the scene stays
     in its built pose, and frame 1 of the animation is that pose."""
     group = ob[S.KEY]["joints"][joint]
+    S.touched()
     old = list(group[key])
     path = S.q_data_path(joint)[:-len('["q"]')] + f'["{key}"]'
     for frame, values in frames_values:

@@ -350,6 +350,7 @@ def load_preset(path_or_data, *, scene=None, context=None, solve: bool = False,
     except (BridgeError, VartError, IoError, KeyError, TypeError, ValueError,
             AttributeError) as e:
         bridge.invalidate()
+        S.touched()
         for ob, props in saved.values():
             ob[S.KEY] = props
         for ob in created:
