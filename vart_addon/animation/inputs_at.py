@@ -19,13 +19,11 @@ ones (live mode says so in its status).
 """
 from __future__ import annotations
 
-import re
-
 import bpy
 
+from ..bridge import animation as A
 from ..bridge import schema as S
 
-_PROP_KEYS = re.compile(r'\["([^"]*)"\]')
 #: The transform channels a link's animation can carry.
 TRANSFORM_PATHS = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle",
                    "scale", "delta_location", "delta_rotation_euler",
@@ -101,13 +99,8 @@ class InputPoser:
 
 def _node(ob, path: str):
     """(container, key) of a custom-property path, or (the RNA array, None)."""
-    if path.startswith('["'):
-        keys = _PROP_KEYS.findall(path)
-        node = ob
-        for k in keys[:-1]:
-            node = node[k]
-        return node, keys[-1]
-    return getattr(ob, path), None
+    found = A.prop_node(ob, path)
+    return found if found is not None else (getattr(ob, path), None)
 
 
 def _read(ob, path: str, idx: int):

@@ -127,11 +127,11 @@ def _solve_through(scene, cache: LiveCache, f: int, kw: dict, curves: dict,
     an animation renders, Blender evaluates it into the render's own copy of the scene, not
     into the objects the handler reads. Where the animation is not plain, the frames before
     ``f`` are reached by frame changes on Blender 5.2 and later; on older ones ``f`` is then
-    solved from the last remembered frame and not remembered (its status says so). At each
-    frame the animated custom properties (``curves``, ``driven``: ``(link, data path,
-    index)``) are made exactly their animated values first
+    solved from the last remembered frame and not remembered (its status says so). Where
+    Blender evaluated a frame, the animated custom properties (``curves``, ``driven``:
+    ``(link, data path, index)``) are made exactly their animated values first
     (:func:`.bridge.animation.settle_animated`: live mode itself writes the joints' q, and
-    Blender does not rewrite a q within single precision of its key).
+    Blender does not rewrite a q within single precision of its key); posed ones already are.
 
     The chain's goals stay on the scene's bridge afterwards (:func:`keep_goals`: whoever
     asks for the bridge next takes them off), so the next frame change solves with the
@@ -152,8 +152,8 @@ def _solve_through(scene, cache: LiveCache, f: int, kw: dict, curves: dict,
     if alone:
         first = f
     frame, subframe = scene.frame_current, scene.frame_subframe
-    settle: dict = {}
-    for n, path, i in list(curves) + list(driven):
+    settle: dict = {}  # what Blender evaluates (posed values are exact already)
+    for n, path, i in (list(curves) + list(driven)) if poser is None else ():
         if path.startswith('["') and n in solver.obs:
             settle.setdefault(n, []).append((path, i))
     checkpoint = bridge.checkpoint()

@@ -290,6 +290,19 @@ def animated_channels(idblock) -> list:
     return out
 
 
+def prop_node(idblock, path: str):
+    """``(container, key)`` of the custom property at ``path`` (``["a"]["b"]...``) on
+    ``idblock``: ``container[key]`` is its value. None if ``path`` is not a custom-property
+    path; KeyError or TypeError if it does not resolve."""
+    keys = _PROP_KEYS.findall(path)
+    if not keys or "".join(f'["{k}"]' for k in keys) != path:
+        return None
+    node = idblock
+    for k in keys[:-1]:
+        node = node[k]
+    return node, keys[-1]
+
+
 def settle_animated(idblock, channels=None) -> int:
     """Make the custom properties that ``idblock``'s animation writes (``channels``: ``(data
     path, index)``, default :func:`animated_channels`) hold exactly the values it wrote, once
@@ -306,18 +319,16 @@ def settle_animated(idblock, channels=None) -> int:
     import numpy as np
     n = 0
     for path, index in animated_channels(idblock) if channels is None else channels:
-        keys = _PROP_KEYS.findall(path)
-        if not keys or "".join(f'["{k}"]' for k in keys) != path:
-            continue
         try:
-            node = idblock
-            for k in keys[:-1]:
-                node = node[k]
-            value = node[keys[-1]]
+            found = prop_node(idblock, path)
+            if found is None:
+                continue
+            node, key = found
+            value = node[key]
             if isinstance(value, float):
                 exact = float(np.float32(value))
                 if exact != value:
-                    node[keys[-1]] = exact
+                    node[key] = exact
                     n += 1
             elif getattr(value, "typecode", None) == "d" and 0 <= index < len(value):
                 exact = float(np.float32(value[index]))

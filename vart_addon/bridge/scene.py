@@ -378,8 +378,8 @@ class SceneBridge:
                     self._links[n].observed = P.observe(ob)
             return
         at = {n: i for i, n in enumerate(names)}
-        parents = [ob.parent for ob in obs.values()]
-        if any(p is not None for p in parents):  # Blender parenting: parents first
+        parented = any(ob.parent is not None for ob in obs.values())
+        if parented:  # Blender parenting: parents first, and what is below a written one
             order = self._parents_first(obs, moved)
         else:  # the objects are independent: only the moved ones, in any order
             order = sorted(moved)
@@ -389,14 +389,15 @@ class SceneBridge:
         scale4 = np.ones((len(idx), 1, 4))
         scale4[:, 0, :3] = [self._links[n].scale for n in order]
         rows = (Ts[idx] * scale4).tolist()
-        written = order if parents else []
+        written: set = set()
         stale = False
         for k, n in enumerate(order):
             ob = obs[n]
-            if stale and ob.parent is not None and (ob.parent.name not in written[:k]
-                                                    or ob.parent_type != 'OBJECT'):
+            if stale and parented and any(a.name in written for a in P.ancestors(ob)) \
+                    and (ob.parent.name not in written or ob.parent_type != 'OBJECT'):
                 self._update()  # a non-link object in between: let Blender re-evaluate it
                 stale = False
+            written.add(n)
             ob.matrix_world = Matrix(rows[k])
             self._links[n].T = Ts[idx[k]]
             stale = True

@@ -31,6 +31,7 @@ from bpy.app.handlers import persistent
 from bpy.props import BoolProperty, CollectionProperty, IntProperty, StringProperty
 
 from ..bridge import SchemaError, scene_key, schema
+from ..shared import handlers as H
 from ..shared.edit_count import edit_count
 from . import common as C
 
@@ -230,16 +231,14 @@ def register():
         bpy.utils.register_class(cls)
     bpy.types.WindowManager.vart_joint_rows = CollectionProperty(type=VART_PG_joint_row)
     for handlers, fn in _HANDLERS:
-        if fn not in handlers:
-            handlers.append(fn)
+        H.add(handlers, fn)
     _KEY.clear()
     _SELECTION.clear()
 
 
 def unregister():
     for handlers, fn in _HANDLERS:
-        while fn in handlers:
-            handlers.remove(fn)
+        H.remove(handlers, fn)
     if bpy.app.timers.is_registered(_deferred_refresh):
         bpy.app.timers.unregister(_deferred_refresh)
     del bpy.types.WindowManager.vart_joint_rows
