@@ -111,7 +111,8 @@ def _show(scene, cache: LiveCache) -> None:
     lk.model().q_to_joints(entry.q)
     # no view-layer update here: Blender evaluates what a frame-change handler wrote (and
     # an update would run every depsgraph handler once more per frame)
-    bridge.write_back(evaluate=False)
+    written = bridge.write_back(evaluate=False, obs=obs, closure_q=entry.closure_q)
+    entry.closure_q = written.closure_q
     text = _frame_text(f, entry)
     if cache.shown != (f, text):  # the status of the frame shown (not rewritten per frame)
         store_status(scene, entry.status)

@@ -41,12 +41,14 @@ _PATH_KEY = re.compile(r'\["([^"]*)"\]')
 @dataclass
 class LiveFrame:
     """One solved frame: the model's configuration (``Model.q_from_joints``), the solve's
-    status and the goals unmet there."""
+    status and the goals unmet there; once shown, the closures' fitted q
+    (``WriteReport.closure_q``: showing it again writes them without fitting again)."""
 
     q: np.ndarray
     status: SolveStatus
     unmet: list
     alone: bool = False  # solved straight from an earlier frame, not remembered (live.py)
+    closure_q: dict | None = None
 
 
 @dataclass

@@ -32,7 +32,7 @@ from . import poses as P
 from . import schema as S
 from . import sublinkages as SL
 from .errors import BridgeError
-from .joint_values import changed_q, closure_qs, with_q
+from .joint_values import StoredQ, closure_qs
 
 
 @dataclass
@@ -44,6 +44,7 @@ class WriteReport:
     links: list = field(default_factory=list)
     joints: list = field(default_factory=list)
     flags: list = field(default_factory=list)
+    closure_q: dict = field(default_factory=dict)  # the closures' fitted q (joint -> array)
 
 
 def scene_key(scene) -> int:
@@ -79,7 +80,7 @@ class SceneBridge:
         self.write_tol = write_tol
         self.linkage: Linkage | None = None
         self.solver: Solver | None = None
-        self.data: S.SceneData | None = None
+        self._stored = StoredQ(None)  # the records read (``data``) and the q written since
         self.rebuilds = 0       # how many times the linkage was built from scratch
         self.patches = 0        # how many syncs patched goals instead
         self._key: tuple | None = None
@@ -89,6 +90,15 @@ class SceneBridge:
         self._link_targets: dict[str, tuple] = {}
 
     # ---- reading ------------------------------------------------------------------------
+    @property
+    def data(self) -> S.SceneData | None:
+        """The link objects' records as last read, with the q values written since."""
+        return self._stored.data()
+
+    @data.setter
+    def data(self, value: S.SceneData | None) -> None:
+        self._stored = StoredQ(value)
+
     def objects(self) -> dict:
         """Link objects of the scene by name."""
         return {ob.name: ob for ob in self.scene.objects if S.is_link(ob)}
@@ -224,7 +234,7 @@ class SceneBridge:
 
     # ---- checkpoints (a cancelled drag) ----------------------------------------------------
     def checkpoint(self):
-        """The bridge's cached state (configuration, link poses as it believes them, data,
+        """The bridge's cached state (configuration, link poses as it believes them, records,
         held link targets), for :meth:`rollback` once the scene itself has been put back as it
         was (a cancelled drag): the cache then matches the scene again to the last bit,
         float64 poses included, with no rebuild. None if nothing is cached."""
@@ -233,7 +243,7 @@ class SceneBridge:
         lk = self.linkage
         return (lk, lk.topology_version, lk.model().q_from_joints().copy(),
                 {n: _LinkState(st.T, st.observed, st.scale) for n, st in self._links.items()},
-                self.data, self._key, dict(self._link_targets))
+                self._stored.copy(), self._key, dict(self._link_targets))
 
     def rollback(self, cp) -> None:
         """Restore a :meth:`checkpoint` (the scene must be as it was then); if the linkage was
@@ -243,13 +253,13 @@ class SceneBridge:
             self.invalidate()
             self._link_targets = {} if cp is None else dict(cp[6])
             return
-        lk, _, q, links, data, key, targets = cp
+        lk, _, q, links, stored, key, targets = cp
         for n in set(self._link_targets) - set(targets):
             self.clear_link_target(n)
         self._link_targets = dict(targets)
         self._apply_link_targets()
         lk.model().q_to_joints(q)
-        self._links, self.data, self._key = links, data, key
+        self._links, self._stored, self._key = links, stored.copy(), key
         self._flags_checked = None
 
     # ---- link locks (stored in the file) -------------------------------------------------
@@ -281,7 +291,8 @@ class SceneBridge:
             self.settings = self.solver.settings = settings
         return self.solver.solve(**budget)
 
-    def write_back(self, evaluate: bool = True, values: bool = True) -> WriteReport:
+    def write_back(self, evaluate: bool = True, values: bool = True, obs: dict | None = None,
+                   closure_q: dict | None = None) -> WriteReport:
         """Write solved poses to the link objects that moved (parent objects first, so
         Blender-parented links get the right world matrix) and the joints' q, tree and
         ``root_tree`` flags into their properties where they changed. Refuses (BridgeError,
@@ -292,15 +303,20 @@ class SceneBridge:
         the bridge then forgets the float32 matrices it last saw of the written links, and
         the next :meth:`sync` re-reads them (keeping its float64 poses where they agree).
         ``values=False`` (also a drag's updates) skips fitting and writing the closure joints'
-        q (output only, the costly part); the drag's final full write brings them up to date."""
+        q (output only, the costly part); the drag's final full write brings them up to date.
+        ``obs``: the scene's link objects by name, if the caller has just read them;
+        ``closure_q``: the closures' fit if the caller knows it (``WriteReport.closure_q`` of
+        an earlier write of the same configuration: a frame live mode remembers)."""
         if self.linkage is None:
             raise BridgeError("nothing to write: the scene has not been synced")
-        lk, data = self.linkage, self.data
+        lk, data = self.linkage, self._stored.records()  # all but q, which is not read here
         assert data is not None  # read with the linkage
         # tree joints: their own q (not copied: only read here); closures: the fit
         qs = {n: j.q for n, j in lk.joints.items() if j.tree_dir and j.jtype.dof}
+        fits = {}
         if values:
-            qs.update(closure_qs(lk, lk.poses()))
+            fits = closure_qs(lk, lk.poses()) if closure_q is None else closure_q
+            qs.update(fits)
         m = lk.model()
         names = m.link_names[1:]  # poses' order: the model's links after the ground
         Ts = m.world_poses(m.q_from_joints())[1:]
@@ -313,18 +329,18 @@ class SceneBridge:
             self.invalidate()
             raise BridgeError(f"the solution is not finite for {', '.join(sorted(bad))}; "
                               "nothing was written")
-        obs = self.objects()
+        obs = self.objects() if obs is None else obs
         if set(obs) != set(data.links):
             self.invalidate()
             raise BridgeError("the scene's links changed since the last sync; nothing was "
                               "written")
-        report = WriteReport()
+        report = WriteReport(closure_q=fits)
         moved = self._moved(names, Ts)
         self._write_poses(obs, names, Ts, moved, report, evaluate)
-        changed = changed_q(qs, q_all, data, self.write_tol)
+        changed = self._stored.changed(qs, q_all, self.write_tol)
         S.write_qs(obs, [(data.joints[n].child, n, ql) for n, ql in changed])
-        new_q = {n: tuple(ql) for n, ql in changed}  # what reading the property gives
-        report.joints += new_q
+        self._stored.wrote()
+        report.joints += [n for n, _ in changed]
         # tree flags and parent names: they can differ only after a structure change (of the
         # linkage's tree, or of the data read: a rename changes the parent in its key)
         flags_key = (lk.topology_version, self._key)
@@ -334,11 +350,6 @@ class SceneBridge:
         if report.flags:  # the properties now say what the linkage holds
             self.data = S.read_scene(obs.values())
             self._key = B.structure_key(self.data)
-        elif new_q:  # only values: patch the cached data (re-reading costs ~10 ms per 50 links)
-            joints = dict(data.joints)
-            for n, qt in new_q.items():
-                joints[n] = with_q(joints[n], qt)
-            self.data = S.SceneData(links=data.links, joints=joints)
         return report
 
     def _write_flags(self, obs, report):

@@ -116,6 +116,26 @@ def test_live_equals_the_bake_at_every_frame_in_any_order(vart_registered, key):
     assert worst_pose < POSE_TOL and worst_q < POSE_TOL, (worst_pose, worst_q)
 
 
+def test_a_remembered_frame_is_written_as_it_was_first_shown(vart_registered):
+    """Showing a remembered frame again writes the closures' q it fitted the first time
+    (``LiveFrame.closure_q``): every pose and joint value as then (within the write
+    tolerance: a value that changed by less than 1e-12 is not rewritten, and float32
+    matrices round; one frame's step is ~7e-3 rad here)."""
+    scene = add("camera_tilt")
+    scene.vart.live = True
+    first = {f: at(scene, f) for f in range(1, N + 1)}
+    cache = live.cache_of(scene)
+    fitted = [jn for jn, j in cache.solver.lk.joints.items() if j.dof and not j.is_tree]
+    assert fitted and all(cache.frames[f].closure_q is not None for f in range(1, N + 1))
+    lk = cache.solver.lk
+    for f in (N, 1, N // 2, 2, N // 2 + 1):
+        again = at(scene, f)
+        assert gap(again, first[f]) < 1e-6, f
+        lk.model().q_to_joints(cache.frames[f].q)  # each closure's fit, joint by joint
+        assert max(float(np.abs(lk.joint_q(lk.joints[jn]) - again[1][jn]).max())
+                   for jn in fitted) < 1e-9, f
+
+
 def test_bake_curves_are_muted_while_live_and_a_bake_while_live_starts_where_live_did(
         vart_registered):
     scene = add("camera_tilt")

@@ -193,6 +193,38 @@ def test_only_links_that_moved_are_written():
         bpy.app.handlers.depsgraph_update_post.remove(on_update)
 
 
+def stored_q(bridge) -> dict:
+    return {n: j.q for n, j in bridge.data.joints.items()}
+
+
+def read_q(bridge) -> dict:
+    return {n: j.q for n, j in read_scene(bridge.objects().values()).joints.items()}
+
+
+def test_the_records_follow_the_values_written_and_a_rollback_puts_them_back():
+    """``bridge.data`` after writes is what reading the scene gives (the written q are
+    patched into the records only when asked for); a rollback brings back the records of its
+    checkpoint; a closure fit handed to write_back (a frame live mode remembers) is what is
+    written."""
+    obs = build_fourbar()
+    bridge = SceneBridge()
+    drive_crank(obs, bridge, math.radians(60))
+    assert stored_q(bridge) == read_q(bridge)
+    at_60 = read_q(bridge)
+    cp = bridge.checkpoint()
+    report = drive_crank(obs, bridge, math.radians(80))
+    assert sorted(report.joints) == ["A", "B", "C", "D"]
+    assert stored_q(bridge) == read_q(bridge) != at_60
+    assert list(report.closure_q) == ["C"]
+    again = bridge.write_back(closure_q=report.closure_q)
+    assert again.joints == [] and again.links == []  # the same values: nothing written
+    bridge.write_back(closure_q={"C": report.closure_q["C"] + 0.25})
+    assert q(obs["rocker"], "C") == report.closure_q["C"][0] + 0.25
+    assert stored_q(bridge) == read_q(bridge)
+    bridge.rollback(cp)
+    assert stored_q(bridge) == at_60
+
+
 def test_a_fresh_bridge_writes_nothing_on_a_consistent_scene():
     obs = build_fourbar(parented=True)
     drive_crank(obs, SceneBridge())

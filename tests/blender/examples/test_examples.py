@@ -4,7 +4,6 @@ operator and the keyed mechanisms bake with their closures held; Key Joint; the 
 panel and the Add menu entry."""
 import importlib.util
 import math
-import re
 from types import SimpleNamespace
 
 import bpy
@@ -41,30 +40,15 @@ def linkage():
 
 
 # ---- the files --------------------------------------------------------------------------------
-def _numbers_rounded(text: str) -> str:
-    """URDF text with every number at 9 significant digits and rounding noise near zero
-    (below 1e-12) as 0 (another libm or BLAS kernel may differ in the last bit of a sine or
-    a product: -5.55e-17 against -5.72e-17 for a zero angle)."""
-    def fmt(m):
-        v = float(m.group())
-        return f"{0.0 if abs(v) < 1e-12 else v:.9g}"
-    return re.sub(r"-?\d+\.?\d*(?:e-?\d+)?", fmt, text)
-
-
-def test_assets_are_what_the_generator_makes_and_small(tmp_path):
-    from vart_addon.formats.stl import read_stl
-    made = make_assets().files()
+def test_assets_are_what_the_generator_makes_and_small():
+    tool = make_assets()
+    made = tool.files()
     assert set(made) == {str(p.relative_to(ASSETS)) for p in ASSETS.rglob("*")
                          if p.is_file() and p.name != "README.md"}
     for rel, data in made.items():
-        path = ASSETS / rel
-        stale = f"assets/{rel} is not what tools/make_assets.py makes: run it"
-        if rel.endswith(".stl"):
-            tmp = tmp_path / path.name
-            tmp.write_bytes(data)
-            assert np.allclose(read_stl(tmp), read_stl(path), atol=1e-6), stale
-        else:
-            assert _numbers_rounded(path.read_text()) == _numbers_rounded(data.decode()), stale
+        assert tool.same(rel, ASSETS / rel, data), \
+            f"assets/{rel} is not what tools/make_assets.py makes: run it"
+    assert tool.main(["--check"]) == 0  # what the tool itself says
     total = sum(p.stat().st_size for p in ASSETS.rglob("*") if p.is_file())
     assert total < 2_000_000
     readme = (ASSETS / "README.md").read_text()
