@@ -41,75 +41,98 @@ def with_q(j: S.JointData, q: tuple) -> S.JointData:
 
 
 class StoredQ:
-    """The joints' q as the scene stores them: the records last read (``SceneData``), the
-    values written since (patched into the records only when someone asks for them:
-    :meth:`data`), and the stored values of the joints compared last, as one vector.
+    """The joints' q as the scene stores them: the records last read (``SceneData``) and the
+    stored values of the joints compared last, as one vector that the values written since
+    are kept in (patched into the records only when someone asks for them: :meth:`data`).
 
-    A frame of live mode or a drag update writes every moved joint's q: patching 360 records
+    A frame of live mode or a drag update writes every moved joint's q. Patching 360 records
     and gathering 360 stored values for the next comparison cost ~0.7 ms a frame on the
-    modular tower; here they cost one comparison."""
+    modular tower; here they cost one comparison. No container per joint outlives the write
+    either: thousands of them alive across Python's garbage collections get promoted, and then
+    a full collection (~80 ms beside a 2,700-link tower) runs every few drag updates."""
 
-    __slots__ = ("_read", "_written", "_vector", "_pending")
+    __slots__ = ("_read", "_vector", "_dirty", "_pending")
 
     def __init__(self, data):
         self._read = data
-        self._written: dict = {}          # joint name -> q tuple written since the read
-        self._vector: tuple | None = None  # (joint names, their stored q concatenated)
+        self._vector: tuple | None = None  # (joint names, stored q concatenated, starts, sizes)
+        self._dirty: set = set()           # joints whose q in the vector was written since
         self._pending: tuple | None = None  # what :meth:`changed` found, until :meth:`wrote`
 
     def data(self):
         """The records with the q values written since patched in (None if none were read)."""
-        if self._written:
+        if self._dirty:
+            assert self._vector is not None  # written values live there
+            names, values, starts, sizes = self._vector
+            at = {n: k for k, n in enumerate(names)}
             joints = dict(self._read.joints)
-            for n, qt in self._written.items():
-                joints[n] = with_q(joints[n], qt)
+            for n in self._dirty:
+                k = at[n]
+                joints[n] = with_q(joints[n], tuple(values[starts[k]:starts[k] + sizes[k]]
+                                                    .tolist()))
             self._read = S.SceneData(links=self._read.links, joints=joints)
-            self._written = {}
+            self._dirty = set()
         return self._read
 
     def copy(self) -> "StoredQ":
-        """The same records and written values, kept apart from this one's later writes."""
+        """The same stored values, kept apart from this one's later writes."""
         c = StoredQ(self._read)
-        c._written = dict(self._written)
+        if self._vector is not None:
+            names, values, starts, sizes = self._vector
+            c._vector = (names, values.copy(), starts, sizes)
+            c._dirty = set(self._dirty)
         return c
 
     def records(self):
         """The records as read, without the q values written since (their q may be old)."""
         return self._read
 
-    def _stored(self, names: tuple) -> np.ndarray:
+    def _stored(self, qs: dict) -> tuple:
+        names = tuple(qs)
         if self._vector is None or self._vector[0] != names:
-            read, written = self._read.joints, self._written
-            self._vector = (names, np.fromiter(
-                (x for n in names for x in written.get(n, read[n].q)), float))
-        return self._vector[1]
+            read = self.data().joints  # the written values into the records first
+            sizes = np.fromiter((len(qs[n]) for n in names), int, len(names))
+            values = np.fromiter((x for n in names for x in read[n].q), float, int(sizes.sum()))
+            starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
+            self._vector = (names, values, starts, sizes)
+        return self._vector
 
     def changed(self, qs: dict, q_all: np.ndarray, tol: float) -> list:
-        """``(joint, q as a list)`` for the joints of ``qs`` (name -> q; ``q_all`` their
-        values concatenated) whose q differs from the stored one by more than ``tol``, in one
-        comparison of all the values (a drag of a 2,700-joint tower writes them all). The
-        caller writes them (:func:`.schema.write_qs`), then says so (:meth:`wrote`)."""
+        """Names of the joints of ``qs`` (name -> q; ``q_all`` their values concatenated)
+        whose q differs from the stored one by more than ``tol``, in one comparison of all
+        the values (a drag of a 2,700-joint tower writes them all). The caller writes
+        :meth:`pending` (:func:`.schema.write_qs`), then says so (:meth:`wrote`)."""
         self._pending = None
         if not qs:
             return []
-        names = tuple(qs)
-        stored = self._stored(names)
-        sizes = np.fromiter((len(qs[n]) for n in names), int, len(names))
-        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        far = np.logical_or.reduceat(np.abs(q_all - stored) > tol, starts)
-        if not far.any():
+        names, stored, starts, sizes = self._stored(qs)
+        if len(stored) != len(q_all):
+            raise ValueError(f"{len(q_all)} joint values for {len(stored)} stored ones")
+        far = np.flatnonzero(np.logical_or.reduceat(np.abs(q_all - stored) > tol, starts))
+        if not len(far):
             return []
-        values = q_all.tolist()
-        out = [(names[i], values[starts[i]:starts[i] + sizes[i]]) for i in np.flatnonzero(far)]
-        self._pending = (out, np.repeat(far, sizes), q_all)
-        return out
+        self._pending = (far, q_all)
+        return [names[k] for k in far]
 
-    def wrote(self) -> None:
-        """The values :meth:`changed` returned last are stored now."""
+    def pending(self):
+        """``(joint, q as a list of floats)`` for each joint :meth:`changed` found, made one at
+        a time as they are written."""
         if self._pending is None:
             return
-        out, where, q_all = self._pending
-        self._pending = None
         assert self._vector is not None  # made by changed()
-        self._vector[1][where] = q_all[where]
-        self._written.update((n, tuple(ql)) for n, ql in out)
+        names, _, starts, sizes = self._vector
+        far, q_all = self._pending
+        for k, a, b in zip(far.tolist(), starts[far].tolist(), (starts + sizes)[far].tolist()):
+            yield names[k], q_all[a:b].tolist()
+
+    def wrote(self) -> None:
+        """The values :meth:`changed` found last are stored now."""
+        if self._pending is None:
+            return
+        assert self._vector is not None  # made by changed()
+        names, values, starts, sizes = self._vector
+        far, q_all = self._pending
+        self._pending = None
+        where = np.repeat(np.isin(np.arange(len(names)), far), sizes)
+        values[where] = q_all[where]
+        self._dirty.update(names[k] for k in far.tolist())

@@ -462,8 +462,8 @@ def write_q(child_ob, name: str, q) -> None:
 
 
 def write_qs(child_obs: dict, joints) -> None:
-    """:func:`write_q` of many joints: ``joints`` is ``[(child object name, joint name, q as
-    a list of Python floats)]``, ``child_obs`` the objects by name. Each child's joint group
+    """:func:`write_q` of many joints: ``joints`` gives ``(child object name, joint name, q
+    as a list of Python floats)`` (any iterable), ``child_obs`` the objects by name. Each child's joint group
     is looked up once (a frame of a 2,700-joint tower writes every q)."""
     groups: dict = {}
     for child, name, q in joints:
