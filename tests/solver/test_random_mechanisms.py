@@ -1,7 +1,7 @@
 """Random mechanisms with random goals (issue 19, "keep it caught"): a solve never raises
 anything but VartError, never writes NaN, never claims convergence with a hard goal broken,
-and gives the same answer twice. A few hundred cases in ``make test``; more with
-``VART_FUZZ_EXAMPLES=5000 make test-solver``. Fixed reproductions of what it once found are
+and gives the same answer twice (to rounding: :data:`SAME_TOL`). A few hundred cases in
+``make test``; more with ``VART_FUZZ_EXAMPLES=5000 make test-solver``. Fixed reproductions of what it once found are
 in test_bend_predictor.py (a group stopping before its first step) and test_bad_input.py."""
 from __future__ import annotations
 
@@ -17,6 +17,13 @@ from vart_addon.solver import Settings, Solver, VartError
 from vart_addon.solver import sparse_rows as SR
 
 EXAMPLES = int(os.environ.get("VART_FUZZ_EXAMPLES", "200"))
+#: How far two solves of one mechanism may differ (rad or m). Not bit for bit: OpenBLAS's dot
+#: product rounds the last bit by its arrays' memory alignment (``a.dot(b)`` of 9 values
+#: placed 8 bytes apart can differ in the last bit), so two solves in one process can end
+#: one unit in the last place apart (seed 29461955, ``blocks_and_packs``, found with 3,000
+#: examples). A real dependence on anything else (an order of a set, a stale cache) moves
+#: them by far more.
+SAME_TOL = 1e-9
 
 
 def _mechanism(vh, seed: int):
@@ -76,6 +83,6 @@ def _check_solves_cleanly(vh, seed):
             level = status.level(name)
             assert level.satisfied and level.max_goal_error < 1e-6, (name, level)
     lk2, status2 = _solve(vh, seed)
-    for n, j in lk.joints.items():
-        assert j.q.tobytes() == lk2.joints[n].q.tobytes(), n  # deterministic
+    for n, j in lk.joints.items():  # deterministic, to the rounding of numpy's BLAS kernels
+        assert np.abs(j.q - lk2.joints[n].q).max(initial=0.0) <= SAME_TOL, n
     assert status.converged == status2.converged and status.unmet == status2.unmet

@@ -133,6 +133,8 @@ class StoredQ:
         names, values, starts, sizes = self._vector
         far, q_all = self._pending
         self._pending = None
-        where = np.repeat(np.isin(np.arange(len(names)), far), sizes)
+        hit = np.zeros(len(names), bool)
+        hit[far] = True
+        where = np.repeat(hit, sizes)
         values[where] = q_all[where]
         self._dirty.update(names[k] for k in far.tolist())

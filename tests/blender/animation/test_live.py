@@ -101,7 +101,8 @@ def test_live_equals_the_bake_at_every_frame_in_any_order(vart_registered, key):
     live.forget_all()  # as an undo does: the frames go, the chain's start stays
     for f in range(1, N + 1):
         scene.frame_set(f)
-    assert all(np.array_equal(solved[f], cache.frames[f].q) for f in solved)  # order is moot
+    # order is moot (to rounding: numpy's BLAS rounds the last bit by memory alignment)
+    assert max(float(np.abs(solved[f] - cache.frames[f].q).max()) for f in solved) < 1e-12
     model = cache.solver.model
     poses = {f: model.fk(q) for f, q in solved.items()}
     scene.vart.live = False  # back where live mode started: the bake starts there too
