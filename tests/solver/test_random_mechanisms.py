@@ -17,13 +17,15 @@ from vart_addon.solver import Settings, Solver, VartError
 from vart_addon.solver import sparse_rows as SR
 
 EXAMPLES = int(os.environ.get("VART_FUZZ_EXAMPLES", "200"))
-#: How far two solves of one mechanism may differ (rad or m). Not bit for bit: OpenBLAS's dot
-#: product rounds the last bit by its arrays' memory alignment (``a.dot(b)`` of 9 values
-#: placed 8 bytes apart can differ in the last bit), so two solves in one process can end
-#: one unit in the last place apart (seed 29461955, ``blocks_and_packs``, found with 3,000
-#: examples). A real dependence on anything else (an order of a set, a stale cache) moves
+#: How far two solves of one mechanism may differ (rad or m), converged and not. Not bit for
+#: bit: OpenBLAS's dot product rounds the last bit by its arrays' memory alignment (``a.dot(b)``
+#: of 9 values placed 8 bytes apart can differ in the last bit), so two solves in one process
+#: can end one unit in the last place apart (seed 29461955, ``blocks_and_packs``, found with
+#: 3,000 examples). A solve that stops unconverged (its iteration budget spent on an
+#: unreachable compromise) carries that last bit on through its iterations: 8.8e-7 apart at
+#: seed 111297380. A real dependence on anything else (a set's order, a stale cache) moves
 #: them by far more.
-SAME_TOL = 1e-9
+SAME_TOL = {True: 1e-9, False: 1e-5}
 
 
 def _mechanism(vh, seed: int):
@@ -83,6 +85,6 @@ def _check_solves_cleanly(vh, seed):
             level = status.level(name)
             assert level.satisfied and level.max_goal_error < 1e-6, (name, level)
     lk2, status2 = _solve(vh, seed)
-    for n, j in lk.joints.items():  # deterministic, to the rounding of numpy's BLAS kernels
-        assert np.abs(j.q - lk2.joints[n].q).max(initial=0.0) <= SAME_TOL, n
     assert status.converged == status2.converged and status.unmet == status2.unmet
+    for n, j in lk.joints.items():  # deterministic, to the rounding of numpy's BLAS kernels
+        assert np.abs(j.q - lk2.joints[n].q).max(initial=0.0) <= SAME_TOL[status.converged], n

@@ -12,7 +12,8 @@ Imports bpy: never import this package from :mod:`vart_addon.solver`.
 """
 from .animation import fcurves_of, find_fcurve, keyframe_q, q_fcurves
 from .errors import BridgeError, SchemaError
-from .scene import SceneBridge, WriteReport, scene_key
+from .scene import SceneBridge, scene_key
+from .scene_write import WriteReport
 from .schema import (
                      JointData,
                      LinkData,

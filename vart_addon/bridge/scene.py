@@ -20,11 +20,8 @@ solution) is raised before anything in the scene is changed.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import bpy
 import numpy as np
-from mathutils import Matrix
 
 from ..solver import Linkage, Settings, Solver
 from . import build as B
@@ -32,19 +29,8 @@ from . import poses as P
 from . import schema as S
 from . import sublinkages as SL
 from .errors import BridgeError
-from .joint_values import StoredQ, closure_qs
-
-
-@dataclass
-class WriteReport:
-    """What :meth:`SceneBridge.write_back` changed: link (object) names whose matrix_world was
-    written, joint names whose q was written, and names of joints and links whose tree /
-    ``root_tree`` flag was normalized or whose ``parent_name`` was refreshed."""
-
-    links: list = field(default_factory=list)
-    joints: list = field(default_factory=list)
-    flags: list = field(default_factory=list)
-    closure_q: dict = field(default_factory=dict)  # the closures' fitted q (joint -> array)
+from .joint_values import StoredQ
+from .scene_write import LinkState, SceneWriter
 
 
 def scene_key(scene) -> int:
@@ -54,17 +40,7 @@ def scene_key(scene) -> int:
     return getattr(scene, "session_uid", None) or scene.as_pointer()
 
 
-class _LinkState:
-    """What the bridge knows of one link object: the float64 pose it believes the object has,
-    the exact float32 matrix it last saw, and the object's scale."""
-
-    __slots__ = ("T", "observed", "scale")
-
-    def __init__(self, T, observed, scale):
-        self.T, self.observed, self.scale = T, observed, scale
-
-
-class SceneBridge:
+class SceneBridge(SceneWriter):
     """Builds and drives a solver linkage from the link objects of ``scene`` (default: the
     context scene). ``write_tol`` (m and rad) is how much a pose or q must change to be
     written."""
@@ -86,7 +62,8 @@ class SceneBridge:
         self._key: tuple | None = None
         self._flags_checked: tuple | None = None  # see write_back
         self.hierarchy: SL.Hierarchy = SL.EMPTY  # the sublinkages the linkage holds
-        self._links: dict[str, _LinkState] = {}
+        self._links: dict[str, LinkState] = {}
+        self._stack: tuple | None = None  # _links' T and scale stacked (see _believed)
         self._link_targets: dict[str, tuple] = {}
 
     # ---- reading ------------------------------------------------------------------------
@@ -114,7 +91,7 @@ class SceneBridge:
         self.linkage = self.solver = self.data = self._key = None
         self._flags_checked = None
         self.hierarchy = SL.EMPTY
-        self._links = {}
+        self._links, self._stack = {}, None
 
     def sync(self) -> bool:
         """Bring the linkage in step with the scene; True if it was rebuilt. Raises
@@ -172,7 +149,7 @@ class SceneBridge:
         states = {}
         for n, m in seen.items():
             T, scale = rigid[n] if n in rigid else (self._links[n].T, self._links[n].scale)
-            states[n] = _LinkState(T, m, scale)
+            states[n] = LinkState(T, m, scale)
         lk = B.build(data, {n: st.T for n, st in states.items()})
         SL.apply(lk, hierarchy)
         fk = lk.poses()
@@ -180,6 +157,7 @@ class SceneBridge:
             if not lk.tree_edge[n].is_root and P.same_pose(fk[n], st.T, P.FLOAT32_TOL):
                 st.T = fk[n]
         self.linkage, self.data, self._key, self._links = lk, data, key, states
+        self._stack = None
         self.hierarchy = hierarchy
         self.solver = Solver(lk, self.settings)
         self.rebuilds += 1
@@ -187,6 +165,7 @@ class SceneBridge:
 
     def _patch(self, data, seen, rigid, hierarchy):
         lk = self.linkage
+        self._stack = None  # poses and scales read again below
         B.patch_goals(lk, self.data, data)
         if hierarchy != self.hierarchy:
             SL.apply(lk, hierarchy)
@@ -242,7 +221,7 @@ class SceneBridge:
             return None
         lk = self.linkage
         return (lk, lk.topology_version, lk.model().q_from_joints().copy(),
-                {n: _LinkState(st.T, st.observed, st.scale) for n, st in self._links.items()},
+                {n: LinkState(st.T, st.observed, st.scale) for n, st in self._links.items()},
                 self._stored.copy(), self._key, dict(self._link_targets))
 
     def rollback(self, cp) -> None:
@@ -260,6 +239,7 @@ class SceneBridge:
         self._apply_link_targets()
         lk.model().q_to_joints(q)
         self._links, self._stored, self._key = links, stored.copy(), key
+        self._stack = None
         self._flags_checked = None
 
     # ---- link locks (stored in the file) -------------------------------------------------
@@ -275,7 +255,7 @@ class SceneBridge:
         S.update_link(ob, locked=False)
         self.sync()
 
-    # ---- solving and writing -------------------------------------------------------------
+    # ---- solving (writing: :class:`.scene_write.SceneWriter`) -----------------------------
     def _need(self):
         if self.linkage is None:
             self.sync()
@@ -290,147 +270,3 @@ class SceneBridge:
         if settings is not None:
             self.settings = self.solver.settings = settings
         return self.solver.solve(**budget)
-
-    def write_back(self, evaluate: bool = True, values: bool = True, obs: dict | None = None,
-                   closure_q: dict | None = None) -> WriteReport:
-        """Write solved poses to the link objects that moved (parent objects first, so
-        Blender-parented links get the right world matrix) and the joints' q, tree and
-        ``root_tree`` flags into their properties where they changed. Refuses (BridgeError,
-        nothing written) if any pose or q is not finite or an object has gone.
-
-        ``evaluate=False`` (a drag's updates) skips the final view-layer update that makes
-        the written matrices readable at once (the viewport's redraw evaluates them anyway):
-        the bridge then forgets the float32 matrices it last saw of the written links, and
-        the next :meth:`sync` re-reads them (keeping its float64 poses where they agree).
-        ``values=False`` (also a drag's updates) skips fitting and writing the closure joints'
-        q (output only, the costly part); the drag's final full write brings them up to date.
-        ``obs``: the scene's link objects by name, if the caller has just read them;
-        ``closure_q``: the closures' fit if the caller knows it (``WriteReport.closure_q`` of
-        an earlier write of the same configuration: a frame live mode remembers)."""
-        if self.linkage is None:
-            raise BridgeError("nothing to write: the scene has not been synced")
-        lk, data = self.linkage, self._stored.records()  # all but q, which is not read here
-        assert data is not None  # read with the linkage
-        # tree joints: their own q (not copied: only read here); closures: the fit
-        qs = {n: j.q for n, j in lk.joints.items() if j.tree_dir and j.jtype.dof}
-        fits = {}
-        if values:
-            fits = closure_qs(lk, lk.poses()) if closure_q is None else closure_q
-            qs.update(fits)
-        m = lk.model()
-        names = m.link_names[1:]  # poses' order: the model's links after the ground
-        Ts = m.world_poses(m.q_from_joints())[1:]
-        bad = [] if np.isfinite(Ts).all() else \
-            [n for n, T in zip(names, Ts) if not np.isfinite(T).all()]
-        q_all = np.concatenate(list(qs.values())) if qs else np.zeros(0)
-        if not np.isfinite(q_all).all():
-            bad += [n for n, q in qs.items() if not np.isfinite(q).all()]
-        if bad:
-            self.invalidate()
-            raise BridgeError(f"the solution is not finite for {', '.join(sorted(bad))}; "
-                              "nothing was written")
-        obs = self.objects() if obs is None else obs
-        if set(obs) != set(data.links):
-            self.invalidate()
-            raise BridgeError("the scene's links changed since the last sync; nothing was "
-                              "written")
-        report = WriteReport(closure_q=fits)
-        moved = self._moved(names, Ts)
-        self._write_poses(obs, names, Ts, moved, report, evaluate)
-        report.joints += self._stored.changed(qs, q_all, self.write_tol)
-        S.write_qs(obs, ((data.joints[n].child, n, ql) for n, ql in self._stored.pending()))
-        self._stored.wrote()
-        # tree flags and parent names: they can differ only after a structure change (of the
-        # linkage's tree, or of the data read: a rename changes the parent in its key)
-        flags_key = (lk.topology_version, self._key)
-        if flags_key != self._flags_checked:
-            self._write_flags(obs, report)
-            self._flags_checked = None if report.flags else flags_key
-        if report.flags:  # the properties now say what the linkage holds
-            self.data = S.read_scene(obs.values())
-            self._key = B.structure_key(self.data)
-        return report
-
-    def _write_flags(self, obs, report):
-        """Write the tree and ``root_tree`` flags and parent names that differ from the
-        linkage's (``report.flags`` names them)."""
-        lk, data = self.linkage, self.data
-        for n, j in data.joints.items():
-            if j.tree != lk.joints[n].is_tree:
-                S.update_joint(obs[j.child], n, tree=lk.joints[n].is_tree)
-                report.flags.append(n)
-            if j.parent is not None and j.parent_name != j.parent:
-                S.update_joint(obs[j.child], n, parent=obs[j.parent])
-                report.flags.append(n)
-        for n, link in data.links.items():
-            if link.root_tree != lk.tree_edge[n].is_root:
-                S.update_link(obs[n], root_tree=lk.tree_edge[n].is_root)
-                report.flags.append(n)
-
-    def _moved(self, names, Ts) -> set:
-        """Links whose solved pose differs from the one the bridge believes the object has
-        (:func:`.poses.same_pose` with ``write_tol``, all links at once)."""
-        if not names:
-            return set()
-        Bs = np.stack([self._links[n].T for n in names])
-        scale = np.maximum(1.0, np.maximum(np.abs(Ts).max(axis=(1, 2)),
-                                           np.abs(Bs).max(axis=(1, 2))))
-        diff = np.abs(Ts - Bs).max(axis=(1, 2))
-        return {n for n, m in zip(names, diff > self.write_tol * scale) if m}
-
-    def _write_poses(self, obs, names, Ts, moved, report, evaluate=True):
-        """World matrices of the moved links, and of links below a written one in Blender's
-        parenting (moving a parent moved them), parents first. ``Ts`` (n, 4, 4): the solved
-        poses of ``names``."""
-        if not moved:
-            if evaluate:
-                for n, ob in obs.items():
-                    self._links[n].observed = P.observe(ob)
-            return
-        at = {n: i for i, n in enumerate(names)}
-        parented = any(ob.parent is not None for ob in obs.values())
-        if parented:  # Blender parenting: parents first, and what is below a written one
-            order = self._parents_first(obs, moved)
-        else:  # the objects are independent: only the moved ones, in any order
-            order = sorted(moved)
-        # the written world matrices (pose with the object's scale) in one product; each
-        # becomes nested lists only as it is written: lists made for all of them at once
-        # (13,500 on a 2,700-link tower) outlive a few garbage collections and are promoted,
-        # which makes Python run a full collection (~80 ms there) every few drag updates
-        idx = [at[n] for n in order]
-        scale4 = np.ones((len(idx), 1, 4))
-        scale4[:, 0, :3] = [self._links[n].scale for n in order]
-        W = Ts[idx] * scale4
-        written: set = set()
-        stale = False
-        for k, n in enumerate(order):
-            ob = obs[n]
-            if stale and parented and any(a.name in written for a in P.ancestors(ob)) \
-                    and (ob.parent.name not in written or ob.parent_type != 'OBJECT'):
-                self._update()  # a non-link object in between: let Blender re-evaluate it
-                stale = False
-            written.add(n)
-            ob.matrix_world = Matrix(W[k].tolist())
-            self._links[n].T = Ts[idx[k]]
-            stale = True
-        report.links += order
-        if not evaluate:
-            for n in order:
-                self._links[n].observed = None  # unknown until Blender evaluates it
-            return
-        self._update()
-        for n, ob in obs.items():
-            self._links[n].observed = P.observe(ob)
-
-    @staticmethod
-    def _parents_first(obs, moved) -> list:
-        """The links to write when some are parented in Blender: the moved ones and every
-        link below one of them (moving a parent moves its children), parents first."""
-        out = []
-        written: set = set()
-        for n in sorted(obs, key=lambda n: (P.depth(obs[n]), n)):
-            under = bool(written) and any(a.name in written for a in P.ancestors(obs[n]))
-            if n in moved or under:
-                out.append(n)
-                written.add(n)
-        return out
