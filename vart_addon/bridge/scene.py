@@ -6,9 +6,9 @@ rebuilds the linkage only when the structure changed (:func:`.build.structure_ke
 joint names, types, ends, frames, tree flags); otherwise it patches goals, tree joints' q and
 free links' poses that changed. The sublinkages (collections, :mod:`.sublinkages`) are read on
 every sync too, and applied to the linkage when they changed (the next solve re-analyses).
-:meth:`solve` runs the solver, :meth:`write_back` writes the solved poses to the objects that
-moved and the joints' q (tree: the solver's; closure: the fit of the relative pose) into their
-properties.
+:meth:`solve` runs the solver, :meth:`write_back` (:mod:`.scene_write`) writes the solved poses
+to the objects that moved and the joints' q (tree: the solver's; closure: the fit of the
+relative pose) into their properties.
 
 Poses: ``T_world_link`` (4x4, metres) is the object's ``matrix_world`` without its scale (see
 :mod:`.poses`). Blender keeps matrices in float32, the linkage in float64: a link whose matrix

@@ -2,10 +2,9 @@
 moved and the joints' q, tree and ``root_tree`` flags into their properties
 (:meth:`SceneWriter.write_back`).
 
-Poses: ``T_world_link`` (4x4, metres) is the object's ``matrix_world`` without its scale (see
-:mod:`.poses`). The bridge keeps, per link, the float64 pose it believes the object has
-(:class:`LinkState`): a link whose solved pose is within ``write_tol`` of it is not written,
-so repeated solves neither drift nor rewrite objects that did not move.
+Poses as in :mod:`.scene`. The bridge keeps, per link, the float64 pose it believes the
+object has (:class:`LinkState`): a link whose solved pose is within ``write_tol`` of it is not
+written.
 
 Nothing written here makes Python containers per link or joint that outlive the write:
 thousands of them alive across Python's young-generation garbage collections get promoted, and
@@ -13,6 +12,7 @@ then a full collection (~80 ms beside a 2,700-link tower) runs every few drag up
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -61,15 +61,10 @@ class SceneWriter:
     _stack: tuple | None
     _stored: StoredQ
 
-    # SceneBridge's own (declared for the reader and the type checker)
-    def objects(self) -> dict:
-        raise NotImplementedError
-
-    def invalidate(self) -> None:
-        raise NotImplementedError
-
-    def _update(self) -> None:
-        raise NotImplementedError
+    # SceneBridge's own methods
+    objects: Callable[[], dict]
+    invalidate: Callable[[], None]
+    _update: Callable[[], None]
 
     def write_back(self, evaluate: bool = True, values: bool = True, obs: dict | None = None,
                    closure_q: dict | None = None) -> WriteReport:
@@ -148,21 +143,21 @@ class SceneWriter:
                 report.flags.append(n)
 
     def _believed(self, names) -> tuple:
-        """``(T, scale)`` of the links ``names`` stacked ((n, 4, 4), (n, 3)): their
-        :class:`LinkState`'s, kept between writes (stacking 2,700 costs ~4 ms) and forgotten
-        by whatever else changes them (a sync, a rollback)."""
+        """``(names, T, scale)``: the :class:`LinkState` poses and scales of the links
+        ``names`` stacked ((n, 4, 4), (n, 3)), kept between writes (stacking 2,700 costs
+        ~4 ms) and forgotten by whatever else changes them (a sync, a rollback)."""
         key = tuple(names)
         if self._stack is None or self._stack[0] != key:
             self._stack = (key, np.stack([self._links[n].T for n in names]),
                            np.array([self._links[n].scale for n in names], float))
-        return self._stack[1], self._stack[2]
+        return self._stack
 
     def _moved(self, names, Ts) -> set:
         """Links whose solved pose differs from the one the bridge believes the object has
         (:func:`.poses.same_pose` with ``write_tol``, all links at once)."""
         if not names:
             return set()
-        Bs, _ = self._believed(names)
+        _, Bs, _ = self._believed(names)
         scale = np.maximum(1.0, np.maximum(np.abs(Ts).max(axis=(1, 2)),
                                            np.abs(Bs).max(axis=(1, 2))))
         diff = np.abs(Ts - Bs).max(axis=(1, 2))
@@ -188,7 +183,8 @@ class SceneWriter:
         # (13,500 on a 2,700-link tower) outlive a few garbage collections and are promoted,
         # which makes Python run a full collection (~80 ms there) every few drag updates
         idx = [at[n] for n in order]
-        believed, scales = self._believed(names)
+        stack = self._believed(names)
+        _, believed, scales = stack
         scale4 = np.ones((len(idx), 1, 4))
         scale4[:, 0, :3] = scales[idx]
         W = Ts[idx] * scale4
@@ -206,7 +202,7 @@ class SceneWriter:
             self._links[n].T = Ts[idx[k]]
             stale = True
         believed[idx] = Ts[idx]
-        self._stack = (tuple(names), believed, scales)
+        self._stack = stack
         report.links += order
         if not evaluate:
             for n in order:
