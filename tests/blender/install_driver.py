@@ -93,7 +93,16 @@ SHIPPED = {
     "collada": lambda m: type(m.Collada()).__name__,                        # "Collada"
     "xacro": lambda m: m.process_doc.__name__,                              # "process_doc"
     "yaml": lambda m: repr(m.safe_load("a: [1, 2]")),                       # "{'a': [1, 2]}"
+    "threadpoolctl": lambda m: _blas_found(m),                              # "openblas"
 }
+
+
+def _blas_found(threadpoolctl) -> str:
+    """The BLAS library threadpoolctl finds under Blender's numpy (vart limits it to one
+    thread while solving)."""
+    import numpy  # noqa: F401  (loads numpy's BLAS library)
+    return ",".join(lib["internal_api"] for lib in threadpoolctl.threadpool_info()
+                    if lib["user_api"] == "blas")
 
 
 def shipped_wheels() -> dict:
@@ -107,8 +116,9 @@ def shipped_wheels() -> dict:
     local = os.path.join(bpy.utils.user_resource("EXTENSIONS"), ".local")
     found: dict = {}
     for name, job in SHIPPED.items():
-        hits = glob.glob(os.path.join(local, "lib", "python*", "site-packages", name,
-                                      "__init__.py"))
+        site = os.path.join(local, "lib", "python*", "site-packages")
+        hits = (glob.glob(os.path.join(site, name, "__init__.py"))
+                or glob.glob(os.path.join(site, name + ".py")))  # a package or a module
         try:
             answer = job(importlib.import_module(name))
         except Exception as error:  # reported to the test, which fails on it

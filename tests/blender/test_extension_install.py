@@ -136,9 +136,10 @@ def test_install_enable_disable_enable(built_zip: Path, tmp_path: Path) -> None:
         assert state["module_file"] == str(installed / "__init__.py"), f"{name}\n{context}"
     # The manifest's wheels were installed by Blender into the user's extension site-packages
     # and work there: pycollada makes a document, xacro imports, PyYAML (this Python's and
-    # platform's compiled wheel) reads YAML.
+    # platform's compiled wheel) reads YAML, threadpoolctl finds numpy's OpenBLAS.
     local = user_resources / "extensions" / ".local"
-    answers = {"collada": "Collada", "xacro": "process_doc", "yaml": "{'a': [1, 2]}"}
+    answers = {"collada": "Collada", "xacro": "process_doc", "yaml": "{'a': [1, 2]}",
+               "threadpoolctl": "openblas"}
     for name in enabled_states:
         wheels = result[name]["wheels"]
         assert {m: w["answer"] for m, w in wheels.items()} == answers, f"{name}\n{context}"

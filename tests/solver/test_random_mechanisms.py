@@ -2,10 +2,13 @@
 anything but VartError, never writes NaN, never claims convergence with a hard goal broken,
 and gives the same answer twice (to rounding: :data:`SAME_TOL`). A few hundred cases in
 ``make test``; more with ``VART_FUZZ_EXAMPLES=5000 make test-solver``. Fixed reproductions of what it once found are
-in test_bend_predictor.py (a group stopping before its first step) and test_bad_input.py."""
+in test_bend_predictor.py (a group stopping before its first step) and test_bad_input.py.
+The budget variant (issue 35): solved with a 5 ms budget, none takes more than 1.5 times it
+in CPU time."""
 from __future__ import annotations
 
 import os
+import time
 from unittest import mock
 
 import numpy as np
@@ -88,3 +91,53 @@ def _check_solves_cleanly(vh, seed):
     assert status.converged == status2.converged and status.unmet == status2.unmet
     for n, j in lk.joints.items():  # deterministic, to the rounding of numpy's BLAS kernels
         assert np.abs(j.q - lk2.joints[n].q).max(initial=0.0) <= SAME_TOL[status.converged], n
+
+
+#: The budget variant: ``Settings.max_ms`` and how far past it a solve may end, in CPU time.
+BUDGET_MS, OVERRUN = 5.0, 1.5
+
+
+def _cpu_ms(vh, seed):
+    """CPU milliseconds of the solving thread for one solve of the mechanism ``seed`` with a
+    ``BUDGET_MS`` budget and no iteration limit, and its status."""
+    solver = Solver(_mechanism(vh, seed), Settings(max_iterations=10**6, max_ms=BUDGET_MS))
+    c0 = time.thread_time()
+    status = solver.solve()
+    return (time.thread_time() - c0) * 1e3, status
+
+
+@pytest.fixture(scope="module")
+def warm(vh):
+    """One solve before the timed ones: a process's first solve imports what the solver
+    imports lazily, finds the BLAS library (:mod:`~vart_addon.solver.threads`) and runs
+    numpy's first LAPACK calls (about 6 ms, once per process)."""
+    Solver(_mechanism(vh, 1)).solve()
+
+
+@pytest.mark.parametrize("min_cols", [SR.MIN_COLS, 1], ids=["as_shipped", "blocks_and_packs"])
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**31 - 1))
+def test_a_5_ms_budget_holds_within_1_5x_in_cpu_time(vh, warm, seed, min_cols):
+    """The time from the call to the return, analysis included, in CPU time of the solving
+    thread (``time.thread_time``): the solver checks its wall-clock deadline before every
+    evaluation and step, and its thread's CPU clock runs no faster than the wall clock, so
+    what it may use past the budget is the work after the last check (one evaluation or step,
+    and one evaluation of each group not yet solved, for its status): under 1.5 ms for these
+    mechanisms (2 to 8 links, up to 2 closures). Wall time is not what is checked: on a shared
+    machine another process takes the core for whole scheduler slices at any moment (beside
+    two busy processes these solves took up to 2.6 times the budget in wall time and 1.4 in
+    CPU time), which no solver can prevent. CPU time also moves with the neighbours (shared
+    caches, the core's clock: one solve measured 1.03 alone, 1.47 in a busy run), so a solve
+    over the bound is measured twice more and the least is kept: the solver's own overrun
+    repeats, the neighbours' does not. Issue 35 measured 32 of 522 solves over 1.5 (up to
+    2.9) before the checks between a step's damping rounds and the analysis counted in."""
+    with mock.patch.object(SR, "MIN_COLS", min_cols):
+        try:
+            runs = [_cpu_ms(vh, seed)]
+        except VartError:
+            return  # refused as a whole: bad input, with a message
+        while runs[-1][0] > OVERRUN * BUDGET_MS and len(runs) < 3:
+            runs.append(_cpu_ms(vh, seed))
+    ms = min(r[0] for r in runs)
+    assert ms <= OVERRUN * BUDGET_MS, (seed, [r[0] for r in runs], runs[0][1])

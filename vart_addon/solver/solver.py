@@ -50,6 +50,7 @@ from .evaluation import Evaluation, GroupProblem
 from .levels import REPORTED
 from .status import SolveStatus
 from .stepper import Stepper
+from .threads import one_blas_thread
 from .topology import analyse
 from .trace import row as trace_row
 
@@ -149,25 +150,32 @@ class Solver:
         """Move every tree joint so the goals hold in priority order; returns the status
         (``trace``: with ``status.trace``, one :class:`.trace.TraceRow` per iteration).
 
+        ``max_ms`` (default ``Settings.max_ms``) is wall-clock time from this call, the
+        analysis of a changed linkage included: it is checked before every evaluation and
+        every step, so the solve ends at most one of them past it. BLAS runs on one thread
+        while the solve runs (:func:`.threads.one_blas_thread`: a busy machine made a
+        multi-threaded BLAS call wait for a core, and a 5 ms budget run over 100 times).
+
         Python's cyclic garbage collector is paused while it runs: a solve creates no
         reference cycles, and one collection of a large session's heap (tens of ms in Blender
         or a long test run) would otherwise eat the time budget of an interactive solve and
         stop it early, at a point that depends on when the collector happened to run."""
-        if not gc.isenabled():
-            return self._solve(max_iterations, max_ms, trace)
+        t0 = time.perf_counter()
+        paused = gc.isenabled()
         gc.disable()
         try:
-            return self._solve(max_iterations, max_ms, trace)
+            with one_blas_thread():
+                return self._solve(max_iterations, max_ms, trace, t0)
         finally:
-            gc.enable()
+            if paused:
+                gc.enable()
 
-    def _solve(self, max_iterations, max_ms, trace=False) -> SolveStatus:
+    def _solve(self, max_iterations, max_ms, trace, t0) -> SolveStatus:
         s = self.settings
         self._stepper.reset(self.settings)
         groups = self._analysis()
         model = self.linkage.model()
         q = model.q_from_joints()
-        t0 = time.perf_counter()
         budget_it = s.max_iterations if max_iterations is None else max_iterations
         budget_ms = s.max_ms if max_ms is None else max_ms
         # checked before every evaluation, not only between iterations: one iteration may
@@ -216,13 +224,13 @@ class Solver:
                 reason = "budget"
                 break
             it += 1
-            dq = self._trust_step(gp, ev, q)
-            if all(map(ev.satisfied.__getitem__, gp.hard_levels)) and \
-                    np.abs(dq).max(initial=0.0) < s.tol:
-                reason = "converged"  # only potential/posture left, and they ask for no motion
-                break
-            bend = self._stepper.first_step(gp, dq, warm) if it == 1 else None
             try:
+                dq = self._trust_step(gp, ev, q)
+                if all(map(ev.satisfied.__getitem__, gp.hard_levels)) and \
+                        np.abs(dq).max(initial=0.0) < s.tol:
+                    reason = "converged"  # only potential/posture left, asking for no motion
+                    break
+                bend = self._stepper.first_step(gp, dq, warm) if it == 1 else None
                 new, alpha_used, dq = self._line_search(gp, ev, q, dq, alpha, bend)
             except _OutOfBudget:
                 reason = "budget"
@@ -255,7 +263,8 @@ class Solver:
         """The full prioritized step, with ``max_step`` as a trust region: while the raw step
         is far outside it, the deciding level (highest unsatisfied least-squares level) gets
         more Levenberg-Marquardt damping, which shortens the ill-conditioned directions instead
-        of scaling every DoF alike (the uniform cap alone zig-zags near singular poses)."""
+        of scaling every DoF alike (the uniform cap alone zig-zags near singular poses).
+        _OutOfBudget between its steps past the deadline."""
         dq = self._stepper.step(gp, ev, q, upto=G.POSTURE)
         if self._stepper.cap > 0.5:
             return dq
@@ -265,7 +274,10 @@ class Solver:
         self._stepper.step(gp, ev, q, upto=level)  # is this level's own step too long?
         if self._stepper.cap > 0.5:
             return self._stepper.step(gp, ev, q, upto=G.POSTURE)  # no: lower levels' (uniformly capped)
+        deadline = self._deadline
         for _ in range(8):
+            if deadline is not None and time.perf_counter() > deadline:
+                raise _OutOfBudget
             gp.raise_damping(ev, level, 4.0)
             self._stepper.step(gp, ev, q, upto=level)
             if self._stepper.cap > 0.5:
