@@ -26,8 +26,8 @@ PACKAGE = REPO / "vart_addon"
 LAYERS = (
     ("solver",),                              # the engine: numpy only
     ("formats",),                             # files without Blender: URDF, trajectories, STL
-    ("physics", "analysis"),                  # MuJoCo model and replay (numpy, mujoco lazily);
-                                              # studies: sweeps, Monte Carlo (numpy, dask lazily)
+    ("physics",),                             # statics; MuJoCo model and replay (mujoco lazily)
+    ("analysis",),                            # studies: sweeps, Monte Carlo (numpy, dask lazily)
     ("bridge", "properties"),                 # Blender objects <-> linkage; scene settings
     ("shared",),                              # active joint, units, bridge cache, kept_frame
     ("animation", "overlay", "io_urdf"),      # keys and bakes; drawing; robots in and out

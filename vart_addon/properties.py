@@ -21,6 +21,10 @@ sidebar panels read and edit these fields by name:
   per joint, worst first), ``peaks_index`` (a click selects the joint and jumps to the
   frame), ``plot_acceleration_limit`` (rad/s^2) and ``plot_linear_acceleration_limit``
   (m/s^2).
+- the statics check (``vart.will_it_run``, :mod:`.checks.will_it_run`): ``statics_friction``,
+  ``statics_tolerance`` (m), ``statics_torque_margin``, ``statics_slip`` (m per frame step),
+  ``statics_summary``, ``statics_rows`` (failing frames and joints; ``statics_index``: a
+  click goes there).
 - the study (``vart.run_study``, :mod:`.studies.keyed`): ``study`` (the swept joint, its
   sampling, the contacts, where its table goes; :class:`VART_PG_study`) and
   ``study_summary``.
@@ -64,14 +68,9 @@ def _live_toggled(self, context):
         fn(self.id_data, bool(self.live))
 
 
-def _peak_chosen(self, context):
-    """A click in the peaks list: select the row's joint (its child link, active; the active
-    joint) and jump to the frame of its worst peak."""
-    i = self.peaks_index
-    if not 0 <= i < len(self.peaks):
-        return
-    row, scene = self.peaks[i], self.id_data
-    ob = scene.objects.get(row.link)
+def _select_and_jump(context, scene, link: str, frame: int) -> None:
+    """Select ``link``'s object (active) when it exists and go to ``frame``."""
+    ob = scene.objects.get(link) if link else None
     if ob is not None:
         view_layer = context.view_layer
         for other in view_layer.objects:
@@ -79,8 +78,42 @@ def _peak_chosen(self, context):
         if ob.name in view_layer.objects:
             ob.select_set(True)
             view_layer.objects.active = ob
+    scene.frame_set(frame)
+
+
+def _peak_chosen(self, context):
+    """A click in the peaks list: select the row's joint (its child link, active; the active
+    joint) and jump to the frame of its worst peak."""
+    i = self.peaks_index
+    if not 0 <= i < len(self.peaks):
+        return
+    row = self.peaks[i]
     self.active_joint = row.name
-    scene.frame_set(row.frame)
+    _select_and_jump(context, self.id_data, row.link, row.frame)
+
+
+def _statics_row_chosen(self, context):
+    """A click in the Will It Run? list: go to the row's frame; a joint's row also selects
+    the joint (its child link, active; the active joint)."""
+    i = self.statics_index
+    if not 0 <= i < len(self.statics_rows):
+        return
+    row = self.statics_rows[i]
+    if row.kind == 'JOINT':
+        self.active_joint = row.name
+    _select_and_jump(context, self.id_data, row.link, row.frame)
+
+
+class VART_PG_statics_row(bpy.types.PropertyGroup):
+    """A row of the Will It Run? list: a failing frame (``name``: the frame and its first
+    reason) or a joint (``name``: the joint, ``share``: its largest static torque as a share
+    of its effort limit, ``link``: its child link), and the frame to jump to."""
+
+    kind: EnumProperty(name="Kind", items=(('FRAME', "Frame", "A frame that fails"),
+                                           ('JOINT', "Joint", "A joint's peak static torque")))
+    frame: IntProperty(name="Frame")
+    share: FloatProperty(name="Share", description="Peak static torque / effort limit")
+    link: StringProperty(name="Link")
 
 
 class VART_PG_peak(bpy.types.PropertyGroup):
@@ -220,6 +253,26 @@ class VART_PG_settings(bpy.types.PropertyGroup):
         name="Linear Acceleration Limit", default=0.0, min=0.0,
         description="Acceleration limit of prismatic joints for the peaks list (m/s^2; "
                     "0: none)")
+    statics_friction: FloatProperty(
+        name="Friction", description="Friction coefficient of every contact with the ground "
+        "(the statics check's friction cones)", default=0.8, min=0.0, soft_max=2.0)
+    statics_tolerance: FloatProperty(
+        name="Contact Tolerance", description="A point of a link this near the ground (or "
+        "below it) touches it: a contact of the statics check", default=0.005, min=0.0,
+        soft_max=0.05, unit='LENGTH', precision=4)
+    statics_torque_margin: FloatProperty(
+        name="Torque Margin", description="Share of each effort limit kept in reserve: a "
+        "static torque beyond the rest fails the frame", default=0.0, min=0.0, max=0.9,
+        subtype='FACTOR')
+    statics_slip: FloatProperty(
+        name="Slip Tolerance", description="A contact that carries load and slides further "
+        "than this along the ground in one frame step fails the frame", default=0.0005,
+        min=0.0, soft_max=0.01, unit='LENGTH', precision=4)
+    statics_summary: StringProperty(name="Last Statics Check", description="Outcome of the "
+                                    "last statics check (balance, torque, slip)")
+    statics_rows: CollectionProperty(type=VART_PG_statics_row)
+    statics_index: IntProperty(name="Row", default=-1, update=_statics_row_chosen,
+                               description="Click a row: go to its frame (and its joint)")
     study: PointerProperty(type=VART_PG_study)
     study_summary: StringProperty(name="Last Study", description="Outcome of the last study")
 
@@ -301,8 +354,8 @@ def unreached_text(status: SolveStatus) -> str:
                       for home, goals in status.unreached.items())
 
 
-classes = (VART_PG_peak, VART_PG_status_level, VART_PG_study_contact, VART_PG_study,
-           VART_PG_settings)
+classes = (VART_PG_peak, VART_PG_statics_row, VART_PG_status_level, VART_PG_study_contact,
+           VART_PG_study, VART_PG_settings)
 
 
 def register() -> None:

@@ -14,7 +14,7 @@ import pytest
 import study_models as SM
 from vart_addon import analysis as A
 from vart_addon.analysis import results as R
-from vart_addon.analysis.quantities import support_margin
+from vart_addon.physics.support import support_margin
 
 
 def grid(joint, start, stop, count, **kw):

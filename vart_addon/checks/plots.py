@@ -33,7 +33,7 @@ from ..io_urdf.exporter import source_template
 from ..physics.replay import ReplayResult
 
 __all__ = ["GROUP", "PLOTS_KEY", "Peak", "key_motion_curves", "key_replay_curves", "peaks",
-           "plot_path", "store_peaks"]
+           "plot_path", "store_peaks", "urdf_limits"]
 
 PLOTS_KEY = "vart_plots"
 GROUP = "Vart Plots"
@@ -176,7 +176,7 @@ def _largest(ob, joint: str, quantity: str):
     return best
 
 
-def _limits(scene) -> dict:
+def urdf_limits(scene) -> dict:
     """Joint name -> (velocity limit, effort limit) from the URDF the robot came from
     (0: none)."""
     obs = {ob.name: ob for ob in scene.objects if S.is_link(ob)}
@@ -193,7 +193,7 @@ def peaks(scene=None, *, acceleration_limit: float = 0.0,
     any limit last, by largest velocity). ``acceleration_limit`` (rad/s^2) and
     ``linear_acceleration_limit`` (m/s^2) apply to revolute and prismatic joints; 0: none."""
     scene = scene or bpy.context.scene
-    limits = _limits(scene)
+    limits = urdf_limits(scene)
     out = []
     for joint, (ob, _) in _joints(scene).items():
         if joint not in ob.get(PLOTS_KEY, {}):

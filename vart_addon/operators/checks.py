@@ -1,4 +1,7 @@
-"""Will it run? ``vart.check_clearance``: the clearance check of a baked range
+"""Will it run? ``vart.will_it_run``: clearance, balance, static torque and slip of a baked
+range in one pass (:mod:`vart_addon.checks.will_it_run`), a few frames per timer tick with the
+progress indicator, Esc to stop; figures keyed as curves, markers, the worst frames and joints
+listed. ``vart.check_clearance``: the clearance check of a baked range
 (:func:`vart_addon.checks.clearance.check_clearance_steps`), a few frames per timer tick with
 the progress indicator, Esc to stop; reported, stored in ``scene.vart.clearance_summary`` and
 marked on the timeline.
@@ -73,6 +76,56 @@ class VART_OT_check_clearance(FrameSteps, bpy.types.Operator):
             put_markers(scene, res)
         scene.vart.clearance_summary = res.summary()
         self.report({'WARNING'} if res.depth else {'INFO'}, res.summary(most=3))
+        return {'FINISHED'}
+
+    def execute(self, context):
+        return self._run_all(context)
+
+
+class VART_OT_will_it_run(FrameSteps, bpy.types.Operator):
+    bl_idname = "vart.will_it_run"
+    bl_label = "Will It Run?"
+    bl_description = ("Check every frame of the range: clearance (no link in the ground or in "
+                      "another), balance (contact forces inside their friction cones hold the "
+                      "robot), each joint's static torque against its effort limit, and slip "
+                      "of contacts that carry load; figures keyed as curves (Vart Plots), a "
+                      "timeline marker where failing frames begin, the worst frames and "
+                      "joints listed (Esc stops)")
+    bl_options = {'REGISTER', 'UNDO'}
+    verb = "Checking"
+
+    frame_start: IntProperty(name="Start", description="First frame to check (default: the "
+                             "scene's start)", default=1, options={'SKIP_SAVE'})
+    frame_end: IntProperty(name="End", description="Last frame to check (default: the scene's "
+                           "end)", default=250, options={'SKIP_SAVE'})
+    markers: BoolProperty(name="Markers", description="Put timeline markers where contacts "
+                          "and failing frames begin (replacing the last check's)", default=True)
+
+    @classmethod
+    def poll(cls, context):
+        return support.poll_links(cls, context)
+
+    def _start(self, context):
+        from ..checks.will_it_run import will_it_run_steps
+        sv = context.scene.vart
+        self._steps = will_it_run_steps(context.scene, self.frame_start, self.frame_end,
+                                        ground=sv.clearance_ground,
+                                        clearance_tolerance=sv.clearance_tolerance)
+        self._done, self._total = next(self._steps)  # the first frame, or the checks' errors
+        context.window_manager.progress_begin(0, self._total)
+
+    def _stopped_text(self) -> str:
+        return (f"Will It Run? stopped after {self._done} of {self._total} steps; nothing was "
+                "stored")
+
+    def _finish(self, context, value):
+        from ..checks.will_it_run import store
+        clear, stat = value
+        text = store(context.scene, clear, stat, markers=self.markers)
+        bad = bool(clear.depth) or bool(stat[0].failures())
+        self.report({'WARNING'} if bad else {'INFO'}, text)
+        if clear.depth:
+            self.report({'WARNING'}, clear.summary(most=3))
         return {'FINISHED'}
 
     def execute(self, context):
@@ -163,7 +216,8 @@ class VART_OT_plot_curves(bpy.types.Operator):
         return {'FINISHED'}
 
 
-classes = (VART_OT_check_clearance, VART_OT_replay_physics, VART_OT_plot_curves)
+classes = (VART_OT_check_clearance, VART_OT_will_it_run, VART_OT_replay_physics,
+           VART_OT_plot_curves)
 
 # The stubs declare register_classes_factory -> None; it returns (register, unregister).
 register, unregister = bpy.utils.register_classes_factory(classes)  # type: ignore[misc]

@@ -1,5 +1,7 @@
-"""The Will It Run? panel of the sidebar: the clearance check of the frame range (its ground
-and tolerance, Check Clearance) and what the last check found, pair by pair; Replay in
+"""The Will It Run? panel of the sidebar: the checks of the frame range (the ground and
+tolerance of clearance; friction, contact tolerance, torque margin and slip tolerance of the
+statics; Will It Run? runs both, Clearance Only the first) and what the last check found,
+with the failing frames and the joints by peak static torque (a click goes there); Replay in
 MuJoCo and what the last replay measured; Plot Curves and the joints' peaks against their
 limits, worst first (a click selects the joint and jumps to the frame)."""
 
@@ -20,9 +22,20 @@ class VART_PT_checks(C.Panel, bpy.types.Panel):
         col = layout.column(align=True)
         col.prop(sv, "clearance_ground", text="Ground")
         col.prop(sv, "clearance_tolerance")
-        C.op(col, "vart.check_clearance", icon='MOD_PHYSICS')
+        col.prop(sv, "statics_friction")
+        col.prop(sv, "statics_tolerance")
+        col.prop(sv, "statics_torque_margin")
+        col.prop(sv, "statics_slip")
+        row = layout.row(align=True)
+        C.op(row, "vart.will_it_run", icon='CHECKMARK')
+        C.op(row, "vart.check_clearance", text="Clearance Only", icon='MOD_PHYSICS')
         _outcome(layout, getattr(sv, "clearance_summary", ""), "Contacts on",
                  "Not checked yet")
+        _outcome(layout, getattr(sv, "statics_summary", ""), "fail", "Statics not checked yet")
+        if len(sv.statics_rows):
+            layout.label(text="Failing frames, joints by peak torque / limit:")
+            layout.template_list("VART_UL_statics", "", sv, "statics_rows", sv,
+                                 "statics_index", rows=4)
         C.op(layout, "vart.replay_physics", icon='PHYSICS')
         _outcome(layout, getattr(sv, "replay_summary", ""), "effort limit",
                  "Not replayed yet")
@@ -52,6 +65,21 @@ class VART_UL_peaks(bpy.types.UIList):
         row.label(text=str(item.frame), icon='TIME')
 
 
+class VART_UL_statics(bpy.types.UIList):
+    """A failing frame (its first reason) or a joint (its peak static torque as a share of
+    its effort limit) per row, with the frame; a click goes there."""
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname,
+                  index=0, flt_flag=0):
+        row = layout.row(align=True)
+        if item.kind == 'FRAME':
+            row.label(text=item.name, icon='ERROR')
+        else:
+            row.label(text=item.name, icon='ERROR' if item.share > 1.0 else 'CON_TRACKTO')
+            row.label(text=_percent(item.share))
+            row.label(text=str(item.frame), icon='TIME')
+
+
 def _outcome(layout, summary: str, bad: str, none: str):
     """A summary as short lines in a box; an error icon when it holds ``bad`` or a fall."""
     if not summary:
@@ -64,7 +92,7 @@ def _outcome(layout, summary: str, bad: str, none: str):
         box.label(text=line, icon=icon)
 
 
-classes = (VART_UL_peaks, VART_PT_checks)
+classes = (VART_UL_peaks, VART_UL_statics, VART_PT_checks)
 
 
 # The stubs declare register_classes_factory -> None; it returns (register, unregister).
