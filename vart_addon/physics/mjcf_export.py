@@ -6,8 +6,11 @@
 - each child body's frame is its URDF joint frame moved by the joint's motion at ``q``
   (``T_parent_child = origin @ motion(q)``), and the joint's ``ref`` is ``q``: MuJoCo's
   ``qpos`` stays the URDF joint value (limits, actuator targets and the trajectory files'
-  values mean the same), and ``qpos0`` is ``q``;
-- the root link, if free, starts at ``base`` (``T_world_root``, 4x4);
+  values mean the same), and ``qpos0`` is ``q``; a planar joint's three MuJoCo joints likewise
+  (:func:`.model.planar_values` of its motion);
+- the root link, if free, starts at ``base`` (``T_world_root``, 4x4); a floating joint's
+  child (a free body of the world, :mod:`.model`) where ``q``'s motion (4x4 ``T_joint_child``)
+  puts it, so its free joint's ``qpos0`` is that world pose;
 - a mimic's joint equality is written against the reference pose, as MuJoCo reads it
   (``q1 - ref1 = a0 + a1 (q2 - ref2)``): ``a0 = offset + multiplier ref2 - ref1``;
 - closures are equalities (``connect`` for a spherical joint, ``weld`` for a fixed one, two
@@ -37,7 +40,7 @@ from ..formats.atomic import write_atomic
 from ..formats.stl import stl_bytes
 from ..formats.urdf import files as urdf
 from ..formats.urdf.kinematics import joint_motion
-from .model import Built, PhysicsError, build_spec, mujoco_module
+from .model import Built, PhysicsError, build_spec, compile_spec, mujoco_module
 
 __all__ = ["KEY", "MjcfFile", "posed_robot", "posed_spec", "write_mjcf"]
 
@@ -56,19 +59,29 @@ class MjcfFile:
     xml_bytes: int
 
 
-def _value(q: dict, j: urdf.Joint) -> float:
-    v = float(np.ravel(q.get(j.name, 0.0))[0]) if np.size(q.get(j.name, 0.0)) else 0.0
-    if not np.isfinite(v):
+def _value(q: dict, j: urdf.Joint):
+    """Joint ``j``'s value in ``q``: a float for a 1-DoF joint (missing: 0), a 4x4 motion
+    for a floating or planar one (missing: identity); PhysicsError if not finite."""
+    v = q.get(j.name)
+    if j.type in _ONE_DOF:
+        v = float(np.ravel(v)[0]) if v is not None and np.size(v) else 0.0
+    elif v is None:
+        return np.eye(4)
+    elif np.shape(v) != (4, 4):
+        raise PhysicsError(f"joint {j.name!r}: a {j.type} joint's value is a 4x4 motion, "
+                           f"got shape {np.shape(v)}")
+    if not np.isfinite(v).all():
         raise PhysicsError(f"joint {j.name!r}: value {v!r} is not finite")
     return v
 
 
 def posed_robot(robot: urdf.Robot, q: dict) -> urdf.Robot:
-    """``robot`` with each 1-DoF joint's origin moved by its motion at ``q`` (joint name ->
-    value, rad or m; a missing joint: 0), so its rest pose is the pose at ``q``."""
+    """``robot`` with each moving joint's origin moved by its motion at ``q`` (joint name ->
+    value, rad or m, or a 4x4 motion for floating and planar joints; a missing joint: at
+    rest), so its rest pose is the pose at ``q``."""
     joints = []
     for j in robot.joints:
-        if j.type in _ONE_DOF:
+        if j.type != "fixed":
             T = j.origin.matrix() @ joint_motion(j, _value(q, j))
             j = dataclasses.replace(j, origin=urdf.Origin.from_matrix(T))
         joints.append(j)
@@ -79,13 +92,16 @@ def posed_spec(robot: urdf.Robot, q: dict, **build_kw) -> Built:
     """The MuJoCo model of ``robot`` posed at ``q`` (see the module doc); ``build_kw`` go to
     :func:`.model.build_spec` (``meshes``, ``base``, ``closures``, ``ground``, ...).
     Raises :class:`.model.PhysicsError`."""
-    built = build_spec(posed_robot(robot, q), **build_kw)
+    planar = {j.name: _value(q, j) for j in robot.joints if j.type == "planar"}
+    built = build_spec(posed_robot(robot, q), planar_ref=planar, **build_kw)
     spec = built.spec
     ref = {}
     for j in robot.joints:
         mj_joint = spec.joint(j.name) if j.type in _ONE_DOF else None
         if mj_joint is not None:
             ref[j.name] = mj_joint.ref = _value(q, j)
+    for names in built.planar.values():
+        ref.update((n, spec.joint(n).ref) for n in names)
     for j in robot.joints:
         mimic = j.mimic
         eq = spec.equality(f"{j.name}__mimic") if mimic is not None else None
@@ -94,10 +110,7 @@ def posed_spec(robot: urdf.Robot, q: dict, **build_kw) -> Built:
                           - ref.get(j.name, 0.0))
     ctrl = [ref.get(a.target, 0.0) for a in spec.actuators]
     spec.add_key(name=KEY, ctrl=ctrl)
-    try:
-        model = spec.compile()
-    except ValueError as e:
-        raise PhysicsError(f"MuJoCo cannot compile the model: {e}") from None
+    model = compile_spec(spec, f"robot {robot.name or 'robot'!r}")
     spec.keys[-1].qpos = model.qpos0.tolist()
     return built
 
