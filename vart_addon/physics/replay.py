@@ -1,128 +1,97 @@
-"""Replay a joint trajectory on a MuJoCo model (:mod:`.model`) and measure what happens.
+"""Replay a baked motion on a MuJoCo model (:mod:`.model`) and measure what happens.
 
 :func:`replay_steps` plays ``targets`` (joint name -> value per frame, rad or m, at ``times``
-s) as the position actuators' targets, linearly interpolated between frames at every physics
-step, and nothing else: the base is free (no motion is imposed on it), gravity is -9.81 m/s^2
-along world z. It starts at rest at the first frame's values. At every frame it records (a
-:class:`ReplayResult`):
+s) with the position servos, and nothing else: the base is free (no motion is imposed on it),
+gravity is -9.81 m/s^2 along world z.
 
-- per actuated joint: the value reached (``q``), the tracking error ``target - q``, the
-  actuator force (N m or N) and its limit (the URDF effort; ``saturated`` frames are those
-  where the force is at the limit: the motion asks more than the joint can give);
-- the root link's world pose ``T_world_root`` (``base``), hence its drift from the start;
-- contact slip: per link touching the ground, how far (m, horizontally) the point of the link
-  that touched the ground at one frame has moved by the next while still touching, summed
-  over the frames;
-- whether the robot stays up: it falls (``fell_at``, the first such frame) when its root
-  link tilts more than :data:`FALL_TILT` from its start orientation or sinks below half its
-  start height above the ground.
+1. **Settling.** The robot is put at the first frame (``qpos0`` with the targets' first
+   values and the given free bodies' first poses) and its servos hold the first frame's
+   targets until every velocity stays below :data:`SETTLE_SPEED` (rad/s or m/s) over
+   :data:`SETTLE_WINDOW` (or stops decaying below :data:`SETTLE_FLOOR`), at most
+   :data:`SETTLE_S` simulated seconds, before time 0. A
+   position servo holds a load only with an error ``tau / kp``, so a robot started at
+   ``q = target`` would first sag and swing (a static pose read 21-29 % high in its first
+   frames); settled, the first frame is at rest under its load. (Offsetting the joints by
+   ``tau / kp`` from the gravity torque would do for a fixed base; settling also finds the
+   rest of a free base on the ground, through its contacts and loops.) A robot that falls
+   while settling has ``fell_at`` 0.
+2. **The motion.** Between frames the trajectory is :class:`.trajectory.Spline` (cubic, from
+   rest at the first frame). At every physics step (the spec's ``timestep`` or less, a whole
+   number per frame) each servo's target is the trajectory's value ``q_ref`` and its velocity
+   is fed forward: MuJoCo's position actuator exerts ``kp (ctrl - q) - kv qdot``, and
+   ``ctrl = q_ref + (kv / kp) qdot_ref`` makes it ``kp (q_ref - q) + kv (qdot_ref - qdot)``,
+   a PD servo on the position and velocity errors as a joint trajectory controller runs it
+   (clamped to the effort limit), with no lag proportional to the speed.
+3. **Forces at every step.** The actuator force each physics step applies is kept; per
+   frame, the :mod:`.replay_result` holds the peak and the mean over the steps since the
+   previous frame (so a peak between frames is not lost, and the mean is the interval's
+   impulse over its length). Under MuJoCo's ``implicitfast`` integrator a servo's damping
+   acts at the step's *end* velocity: the force applied is ``actuator_force - kv dv`` (``dv``
+   the joint's velocity change over the step), which is what is kept, unless the force is
+   clamped at its limit (then MuJoCo applies the limit itself; a force the linearisation
+   would take past the limit, as at an impact, is kept at the limit). (``actuator_force`` alone,
+   at the step's start velocity, reads the inertial part of the load ``1 + h kv / I`` times
+   too large: 40 % on a 0.5 kg m^2 pendulum with a 20 kN m/rad servo at 1 ms steps.)
+4. **Inverse dynamics.** At the same steps, ``mujoco.mj_inverse`` gives the generalized force
+   the baked motion needs: ``qpos`` from the trajectory, ``qvel`` and ``qacc`` from it by
+   central differences at the physics step (:meth:`.trajectory.Motion.kinematics`); its
+   actuated joints' entries are ``required``. It is computed with MuJoCo's constraints off:
+   MuJoCo's contacts and loop equalities are soft, their force comes from their violation,
+   and the baked motion violates none, so they would give nothing but an artefact. Hence the
+   root (when free) and every free body (a floating joint's child) move along their baked
+   paths (``bodies``; held where they start when not given) carried by whatever wrench that
+   takes, without ground contact or loop forces: for a robot fixed to the world without loops
+   the torques are the whole truth (inertia, gravity, the joints' damping); for a robot that
+   stands on the ground or closes loops they are what the joints need to move their own
+   subtrees, not to carry the base (compare the replay's own actuator forces). URDF dry
+   friction (``frictionloss``, a constraint in MuJoCo) is not in it.
+5. **Per frame** also: the value reached, the root's world pose (hence its drift), the free
+   bodies' world poses, the contacts (:mod:`.contacts`: which geoms touch, the ground named
+   ``ground``, normal and tangential force) and their slip, and whether the robot stays up: it
+   falls (``fell_at``) when its root link tilts more than :data:`FALL_TILT` from its start
+   orientation or sinks below half its start height above the ground.
 """
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..solver.text import frame_ranges
-from .model import FREE_JOINT, Built, PhysicsError, mujoco_module
+from ..solver import se3
+from .contacts import Contacts
+from .model import FREE_JOINT, Built, PhysicsError, compile_spec, mujoco_module
+from .replay_result import SATURATED, ReplayResult, peak
+from .trajectory import Motion
+
+__all__ = ["FALL_TILT", "SATURATED", "SETTLE_S", "SETTLE_SPEED", "ReplayResult",
+           "replay_steps"]
 
 #: Tilt of the root link from its start orientation that counts as a fall (rad).
 FALL_TILT = math.radians(45.0)
-#: A force within this fraction of its limit is at the limit.
-SATURATED = 0.999
+#: Settled: every velocity stays below this (rad/s or m/s) for :data:`SETTLE_WINDOW` ...
+SETTLE_SPEED = 1e-5
+#: ... or below this, no longer decaying (at most 10 % less than over the window before):
+#: the noise floor of soft constraints that servos press against (a Stewart platform's
+#: loops jitter at 3e-4 m/s).
+SETTLE_FLOOR = 1e-3
+#: The window (s) over which velocities are watched, not only as they pass through 0.
+SETTLE_WINDOW = 0.05
+#: Longest settling before the first frame (simulated s).
+SETTLE_S = 3.0
+#: Frames whose servo targets and inverse dynamics are computed at once.
+CHUNK = 24
 
 
-@dataclass
-class ReplayResult:
-    """What :func:`replay_steps` measured (see the module doc). Arrays are per frame (rows)
-    and per actuated joint (columns, in ``joints`` order)."""
-
-    times: np.ndarray
-    joints: list
-    target: np.ndarray
-    q: np.ndarray
-    force: np.ndarray
-    limit: np.ndarray
-    base: np.ndarray
-    floating: bool = True
-    slip: dict = field(default_factory=dict)
-    fell_at: int | None = None
-    frames_done: int = 0
-    wall_s: float = 0.0
-    steps: int = 0
-
-    @property
-    def error(self) -> np.ndarray:
-        """Tracking error ``target - q`` (rad or m), per frame and joint."""
-        return self.target - self.q
-
-    @property
-    def stays_up(self) -> bool:
-        return self.fell_at is None
-
-    @property
-    def sim_s(self) -> float:
-        """Simulated time (s)."""
-        return float(self.times[self.frames_done - 1] - self.times[0]) if self.frames_done else 0.0
-
-    def saturated(self) -> dict:
-        """Joint -> frame indices where its force is at its effort limit."""
-        n = self.frames_done
-        lim = np.where(self.limit > 0, self.limit, np.inf)
-        at = np.abs(self.force[:n]) >= SATURATED * lim
-        return {j: np.flatnonzero(at[:, i]).tolist() for i, j in enumerate(self.joints)
-                if at[:, i].any()}
-
-    def drift(self) -> float:
-        """Largest horizontal distance (m) of the root link from where it started."""
-        n = self.frames_done
-        d = self.base[:n, :2, 3] - self.base[0, :2, 3]
-        return float(np.linalg.norm(d, axis=1).max()) if n else 0.0
-
-    def worst(self) -> list[tuple[str, float, float, int]]:
-        """Per joint (name, largest |error|, largest |force| / limit (nan without a limit),
-        frame index of the largest force ratio), worst force ratio first."""
-        n = self.frames_done
-        out = []
-        for i, j in enumerate(self.joints):
-            err = float(np.abs(self.error[:n, i]).max()) if n else 0.0
-            f = np.abs(self.force[:n, i])
-            ratio = f / self.limit[i] if self.limit[i] > 0 else np.full(n, np.nan)
-            k = int(np.nanargmax(ratio)) if n and np.isfinite(ratio).any() else 0
-            out.append((j, err, float(ratio[k]) if n else float("nan"), k))
-        return sorted(out, key=lambda r: -(r[2] if np.isfinite(r[2]) else -1.0))
-
-    def summary(self, first_frame: int = 0, most: int = 3) -> str:
-        """One paragraph: speed, whether it stays up, drift, slip, joints at their limit."""
-        n = self.frames_done
-        speed = self.sim_s / self.wall_s if self.wall_s > 0 else float("inf")
-        head = (f"Replayed {n} frames ({self.sim_s:.2f} s simulated, {speed:.0f}x real time)")
-        parts = []
-        if self.floating:
-            parts.append("stays up" if self.fell_at is None else
-                         f"FALLS at frame {first_frame + self.fell_at}")
-            parts.append(f"base drift {self.drift() * 1e3:.1f} mm")
-            if self.slip:
-                link, s = max(self.slip.items(), key=lambda kv: kv[1])
-                parts.append(f"largest contact slip {s * 1e3:.1f} mm ({link})")
-        sat = self.saturated()
-        if sat:
-            items = [f"{j} (frames {frame_ranges([first_frame + k for k in ks])})"
-                     for j, ks in list(sat.items())[:most]]
-            more = f"; and {len(sat) - most} more" if len(sat) > most else ""
-            parts.append(f"{len(sat)} joints at their effort limit: " + "; ".join(items) + more)
-        err = max((r[1] for r in self.worst()), default=0.0)
-        parts.append(f"largest tracking error {err:.3g}")
-        return head + ". " + ", ".join(parts)
-
-
-def replay_steps(built: Built, times, targets: dict, *, gravity=(0.0, 0.0, -9.81)):
-    """Replay ``targets`` (joint -> values, one per entry of ``times``, s) on ``built``'s
-    model (see the module doc): a generator yielding ``(frames done, frames)`` after each
-    frame and returning the :class:`ReplayResult` (``StopIteration.value``); closing it early
-    stops the replay (the result so far is then lost). Raises :class:`PhysicsError`."""
+def replay_steps(built: Built, times, targets: dict, *, bodies=None,
+                 gravity=(0.0, 0.0, -9.81), settle_s: float = SETTLE_S):
+    """Replay the baked motion on ``built``'s model (see the module doc): ``targets``, MuJoCo
+    hinge or slide joint -> values (rad or m), one per entry of ``times`` (s; every actuated
+    joint needs one, others given are used for the start and the inverse dynamics);
+    ``bodies``: free joint (``FREE_JOINT`` for the root, a floating joint's name) -> its
+    body's world poses (n x 4 x 4). A generator yielding ``(frames done, frames)`` after each
+    frame and returning the :class:`ReplayResult` (``StopIteration.value``); closing it
+    early stops the replay (the result so far is then lost). Raises :class:`PhysicsError`."""
     mj = mujoco_module()
     t0 = time.perf_counter()
     times = np.asarray(times, float)
@@ -133,79 +102,175 @@ def replay_steps(built: Built, times, targets: dict, *, gravity=(0.0, 0.0, -9.81
     missing = [j for j in joints if j not in targets]
     if missing:
         raise PhysicsError(f"no trajectory for actuated joint(s) {', '.join(missing)}")
-    target = np.column_stack([np.asarray(targets[j], float) for j in joints]) \
-        if joints else np.zeros((n, 0))
-    if target.shape[0] != n or not np.isfinite(target).all():
-        raise PhysicsError(f"every joint needs {n} finite values, one per frame")
-    try:
-        model = built.spec.compile()
-    except ValueError as e:
-        raise PhysicsError(f"MuJoCo cannot compile the model: {e}") from None
+    values = {j: np.asarray(v, float) for j, v in targets.items()}
+    poses = {j: np.asarray(T, float) for j, T in (bodies or {}).items()}
+    for name, v in list(values.items()) + list(poses.items()):
+        if v.shape[:1] != (n,) or not np.isfinite(v).all():
+            raise PhysicsError(f"joint {name!r}: {n} finite values needed, one per frame")
+    model = compile_spec(built.spec, f"robot {built.spec.modelname!r}")
     model.opt.gravity[:] = gravity
-    data = mj.MjData(model)
-    act = np.array([model.actuator(j).id for j in joints], int)
-    qadr = np.array([model.jnt_qposadr[model.joint(j).id] for j in joints], int)
-    data.qpos[qadr] = target[0]
-    data.ctrl[act] = target[0]
-    mj.mj_forward(model, data)
-    root = _root_body(mj, model, built)
+    motion = Motion(mj, model, times, values, poses)
+    run = _Run(mj, model, built, joints, motion)
+    target = np.column_stack([values[j] for j in joints]) if joints else np.zeros((n, 0))
     res = ReplayResult(times, joints, target, np.zeros_like(target), np.zeros_like(target),
                        np.array([built.actuated[j] for j in joints], float),
-                       np.zeros((n, 4, 4)), floating=built.floating)
-    z0 = float(data.xpos[root][2])
-    contacts_before = _record(mj, model, data, res, 0, root, act, qadr, None)
-    for k in range(1, n):
-        dt = times[k] - times[k - 1]
-        sub = max(1, int(math.ceil(dt / built.spec.option.timestep - 1e-9)))
-        model.opt.timestep = dt / sub
-        for s in range(1, sub + 1):
-            data.ctrl[act] = target[k - 1] + (target[k] - target[k - 1]) * (s / sub)
-            mj.mj_step(model, data)
-        res.steps += sub
-        if not np.isfinite(data.qpos).all():
-            raise PhysicsError(f"the simulation diverged at frame index {k}")
-        contacts_before = _record(mj, model, data, res, k, root, act, qadr, contacts_before)
-        if res.fell_at is None and built.floating:
-            R0, R = res.base[0, :3, :3], res.base[k, :3, :3]
-            tilt = math.acos(float(np.clip((np.trace(R0.T @ R) - 1) / 2, -1, 1)))
-            if tilt > FALL_TILT or (z0 > 0 and res.base[k, 2, 3] < 0.5 * z0):
-                res.fell_at = k
-        res.wall_s = time.perf_counter() - t0
-        yield k + 1, n
+                       np.zeros((n, 4, 4)), floating=built.floating,
+                       force_mean=np.zeros_like(target), required=np.zeros_like(target),
+                       required_mean=np.zeros_like(target), units=run.units)
+    run.settle(res, float(times[0]), settle_s)
+    run.record(res, 0)
+    for k0 in range(1, n, CHUNK):
+        ks = np.arange(k0, min(n, k0 + CHUNK))
+        dt = times[ks] - times[ks - 1]
+        sub = np.maximum(1, np.ceil(dt / built.spec.option.timestep - 1e-9).astype(int))
+        at = np.concatenate([times[k - 1] + d * np.arange(m) / m for k, d, m in zip(ks, dt, sub)])
+        ctrl, need = run.plan(at, np.repeat(dt / sub, sub))
+        end = np.cumsum(sub)
+        for k, a, b, h in zip(ks, end - sub, end, dt / sub):
+            run.interval(res, int(k), ctrl[a:b], need[a:b], float(h))
+            res.steps += int(b - a)
+            run.record(res, int(k))
+            res.wall_s = time.perf_counter() - t0
+            yield int(k) + 1, n
+    res.slip = run.contacts.slip
     return res
 
 
-def _root_body(mj, model, built: Built) -> int:
-    if built.floating:
-        return int(model.jnt_bodyid[model.joint(FREE_JOINT).id])
-    return 0
+class _Run:
+    """One replay's MuJoCo state: the simulation (``data``), the inverse dynamics (``inv``)
+    and where the actuated joints live in them."""
 
+    def __init__(self, mj, model, built: Built, joints: list, motion: Motion):
+        self.mj, self.model, self.built, self.motion = mj, model, built, motion
+        self.data, self.inv = mj.MjData(model), mj.MjData(model)
+        jid = [model.joint(j).id for j in joints]
+        self.act = np.array([model.actuator(j).id for j in joints], int)
+        self.qadr = model.jnt_qposadr[jid].astype(int)
+        self.dof = model.jnt_dofadr[jid].astype(int)
+        self.kv = -model.actuator_biasprm[self.act, 2]  # N m s/rad or N s/m
+        self.ff = self.kv / model.actuator_gainprm[self.act, 0]  # kv / kp (s)
+        lim = np.where(model.actuator_forcelimited[self.act] == 1,
+                       model.actuator_forcerange[self.act, 1], np.inf)
+        self.limit = lim * (1 - 1e-12)  # below it: not clamped
+        self.cols = [motion.cols.index(int(a)) for a in self.qadr]  # their spline columns
+        self.every = np.array_equal(self.act, np.arange(model.nu))  # ctrl written whole
+        slide = int(mj.mjtJoint.mjJNT_SLIDE)
+        self.units = ["N" if int(model.jnt_type[j]) == slide else "N m" for j in jid]
+        self.root = model.jnt_qposadr[model.joint(FREE_JOINT).id] if built.floating else None
+        self.free = {body: int(model.jnt_qposadr[model.joint(name).id])
+                     for name, body in built.free.items() if name != FREE_JOINT}
+        self.contacts = Contacts(mj, model)
+        self.start: np.ndarray | None = None  # the root's pose at the first frame
 
-def _record(mj, model, data, res: ReplayResult, k, root, act, qadr, before):
-    """Frame ``k``'s joint values, forces and base pose, and the slip since the previous
-    frame's contacts. ``before`` and the return value: body id -> (its contact point in the
-    body frame, that point in the world) at the previous frame and at this one."""
-    res.q[k] = data.qpos[qadr]
-    res.force[k] = data.actuator_force[act]
-    T = np.eye(4)
-    T[:3, :3] = data.xmat[root].reshape(3, 3)
-    T[:3, 3] = data.xpos[root]
-    res.base[k] = T
-    res.frames_done = k + 1
-    now: dict = {}
-    for i in range(data.ncon):
-        c = data.contact[i]
-        b1, b2 = int(model.geom_bodyid[c.geom1]), int(model.geom_bodyid[c.geom2])
-        body = b2 if b1 == 0 else b1 if b2 == 0 else None
-        if body is None or body in now:
-            continue
-        p_world = np.array(c.pos, float)
-        R, p = data.xmat[body].reshape(3, 3), data.xpos[body]
-        now[body] = (R.T @ (p_world - p), p_world)
-    for body, (p_local, p_world) in (before or {}).items():
-        if body in now:
-            R, p = data.xmat[body].reshape(3, 3), data.xpos[body]
-            d = float(np.linalg.norm((R @ p_local + p - p_world)[:2]))
-            name = model.body(body).name
-            res.slip[name] = res.slip.get(name, 0.0) + d
-    return now
+    def pose(self, adr) -> np.ndarray:
+        """World pose (4x4) of the free joint at qpos address ``adr``."""
+        q = self.data.qpos[adr:adr + 7]
+        R = np.zeros(9)
+        self.mj.mju_quat2Mat(R, q[3:])
+        return se3.make_pose(R.reshape(3, 3), q[:3])
+
+    def fallen(self) -> bool:
+        """Whether the root has tilted past :data:`FALL_TILT` or sunk below half its start
+        height (module doc)."""
+        if self.root is None or self.start is None:
+            return False
+        R0, T = self.start[:3, :3], self.pose(self.root)
+        tilt = math.acos(float(np.clip((np.trace(R0.T @ T[:3, :3]) - 1) / 2, -1, 1)))
+        z0 = float(self.start[2, 3])
+        return tilt > FALL_TILT or (z0 > 0 and float(T[2, 3]) < 0.5 * z0)
+
+    def settle(self, res: ReplayResult, t: float, most: float) -> None:
+        """Hold the first frame's targets until at rest (module doc, 1)."""
+        mj, model, data = self.mj, self.model, self.data
+        data.qpos[:] = self.motion.qpos([t])[0]
+        data.ctrl[self.act] = data.qpos[self.qadr]
+        mj.mj_forward(model, data)
+        if self.root is not None:
+            self.start = self.pose(self.root)
+        h = model.opt.timestep
+        steps, window = int(math.ceil(max(most, 0.0) / h)), int(math.ceil(SETTLE_WINDOW / h))
+        done, fastest, before = 0, 0.0, math.inf
+        res.settled = False
+        while done < steps:
+            mj.mj_step(model, data)
+            done += 1
+            fastest = max(fastest, float(np.abs(data.qvel).max(initial=0.0)))
+            if done % 10 == 0 and self.fallen():
+                res.fell_at = 0
+                break
+            if done % window == 0:
+                if fastest < SETTLE_SPEED or SETTLE_FLOOR > fastest > 0.9 * before:
+                    res.settled = True
+                    break
+                before, fastest = fastest, 0.0
+        res.settle_s = done * h
+        mj.mj_forward(model, data)  # forces and contacts of the state reached
+        f = data.actuator_force[self.act]
+        res.force[0] = res.force_mean[0] = f
+        qpos, qvel, qacc = self.motion.kinematics([t], model.opt.timestep)
+        res.required[0] = res.required_mean[0] = self.inverse(qpos, qvel, qacc)[0]
+
+    def plan(self, at: np.ndarray, h: np.ndarray):
+        """For physics steps starting at times ``at`` (of ``h`` s each): the servos' targets
+        (module doc, 2) and the inverse dynamics force on their joints (4), steps x joints."""
+        spline = self.motion.spline
+        if len(self.act):
+            assert spline is not None
+            ctrl = spline(at)[:, self.cols] + self.ff * spline(at, 1)[:, self.cols]
+        else:
+            ctrl = np.zeros((len(at), 0))
+        return ctrl, self.inverse(*self.motion.kinematics(at, h))
+
+    def interval(self, res: ReplayResult, k: int, ctrl, need, h: float) -> None:
+        """The physics steps (``h`` s each, servo targets ``ctrl``, inverse dynamics
+        ``need``) from frame ``k - 1`` to frame ``k``."""
+        mj, model, data = self.mj, self.model, self.data
+        model.opt.timestep = h
+        forces = np.zeros((len(ctrl), model.nu))
+        qvel = np.zeros((len(ctrl) + 1, model.nv))
+        qvel[0] = data.qvel
+        act = slice(None) if self.every else self.act
+        for s in range(len(ctrl)):
+            data.ctrl[act] = ctrl[s]
+            mj.mj_step(model, data)
+            forces[s] = data.actuator_force
+            qvel[s + 1] = data.qvel
+        if not np.isfinite(data.qpos).all():
+            raise PhysicsError(f"the simulation diverged at frame index {k}")
+        # the force the step applied (module doc, 3): an unclamped servo's damping acts at
+        # the step's end velocity under the implicit integrator, a clamped one's does not
+        forces = forces[:, self.act]
+        free = np.abs(forces) < self.limit
+        forces += np.where(free, -self.kv * np.diff(qvel[:, self.dof], axis=0), 0.0)
+        np.clip(forces, -self.limit, self.limit, out=forces)
+        if len(self.act):
+            res.force[k], res.force_mean[k] = peak(forces), forces.mean(axis=0)
+            res.required[k], res.required_mean[k] = peak(need), need.mean(axis=0)
+
+    def inverse(self, qpos, qvel, qacc) -> np.ndarray:
+        """``mj_inverse``'s generalized force on the actuated joints at each row (module
+        doc, 4), constraints off."""
+        mj, model, inv = self.mj, self.model, self.inv
+        out = np.zeros((len(qpos), model.nv))
+        flags = model.opt.disableflags
+        model.opt.disableflags = flags | int(mj.mjtDisableBit.mjDSBL_CONSTRAINT)
+        try:
+            for s in range(len(qpos)):
+                inv.qpos[:], inv.qvel[:], inv.qacc[:] = qpos[s], qvel[s], qacc[s]
+                mj.mj_inverse(model, inv)
+                out[s] = inv.qfrc_inverse
+        finally:
+            model.opt.disableflags = flags
+        return out[:, self.dof]
+
+    def record(self, res: ReplayResult, k: int) -> None:
+        """Frame ``k``'s values reached, poses, contacts and slip; the fall check."""
+        data = self.data
+        res.q[k] = data.qpos[self.qadr]
+        res.base[k] = self.pose(self.root) if self.root is not None else np.eye(4)
+        for body, adr in self.free.items():
+            res.bodies.setdefault(body, np.zeros((len(res.times), 4, 4)))[k] = self.pose(adr)
+        res.contacts.append(self.contacts.frame(data))
+        res.frames_done = k + 1
+        if res.fell_at is None and k and self.fallen():
+            res.fell_at = k
