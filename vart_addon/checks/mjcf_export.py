@@ -4,7 +4,8 @@
 
 1. the robot as the replay builds it (:func:`.replay.scene_robot`: the URDF export's real
    links and joints with the imported URDF's inertials and effort limits, each link's
-   evaluated meshes as collision geometry, the real closure joints);
+   evaluated meshes as collision geometry, the real closure joints; floating joints as free
+   joints, a real spherical joint as a free body held by a ``connect``);
 2. with ``virtual_closures``, also the virtual spherical, fixed and revolute joints between
    real links (or a real link and the world) as equalities, e.g. a story's pins to the ground;
 3. the configuration: the URDF joint values that put the links where they are, the root
@@ -28,15 +29,11 @@ from ..bridge import poses as P
 from ..formats.urdf import files as urdf
 from ..formats.urdf.from_linkage import urdf_joint_values
 from ..physics.mjcf_export import MjcfFile, posed_spec, write_mjcf
-from ..physics.model import Closure, PhysicsError
+from ..physics.model import PhysicsError
 from ..shared.frames import kept_frame, set_frame
-from .replay import scene_robot
+from .replay import left_out_closures, scene_robot
 
 __all__ = ["MjcfExport", "export_mjcf"]
-
-#: Virtual joint kinds that become equalities with ``virtual_closures``.
-CLOSURE_KINDS = ("spherical", "fixed", "revolute")
-
 
 @dataclass
 class MjcfExport:
@@ -51,20 +48,6 @@ class MjcfExport:
     base: np.ndarray
     closures: list
     warnings: list = field(default_factory=list)
-
-
-def _virtual_closures(lk, real: set, warnings: list) -> list[Closure]:
-    out = []
-    for j in lk.joints.values():
-        if not j.virtual or j.child not in real or not (j.parent is None or j.parent in real):
-            continue
-        if j.jtype.name not in CLOSURE_KINDS:
-            warnings.append(f"virtual joint {j.name!r}: a {j.jtype.name} joint has no MuJoCo "
-                            "equality here; left out")
-            continue
-        out.append(Closure(j.name, j.jtype.name, j.parent, j.child, j.T_parent_mob,
-                           j.T_child_frame))
-    return out
 
 
 def export_mjcf(path, scene=None, *, frame: int | None = None, virtual_closures: bool = False,
@@ -84,8 +67,9 @@ def export_mjcf(path, scene=None, *, frame: int | None = None, virtual_closures:
     if virtual_closures:
         lk = bridge.linkage
         assert lk is not None  # synced by scene_robot
-        closures = closures + _virtual_closures(
-            lk, {n for n, link in lk.links.items() if not link.virtual}, warnings)
+        closures = closures + left_out_closures(
+            lk, {n for n, link in lk.links.items() if not link.virtual}, set(), warnings,
+            virtual=True)
     if robot.root_link not in poses and robot.root_link != "world":
         raise PhysicsError(f"root link {robot.root_link!r} has no object in the scene")
     base = poses.get(robot.root_link, np.eye(4))

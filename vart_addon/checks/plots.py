@@ -47,13 +47,15 @@ def plot_path(joint: str, quantity: str) -> str:
 
 
 def _joints(scene) -> dict:
-    """Joint name -> (child link object, DoF) of every joint in the scene."""
+    """Joint name -> (child link object, its stored values ``q``) of every joint in the
+    scene, read through the schema (:func:`vart_addon.bridge.schema.read_object`: a ``q``
+    stored as a plain number is one value; a malformed one raises its SchemaError)."""
     out = {}
     for ob in scene.objects:
         if not S.is_link(ob):
             continue
-        for name, d in ob[S.KEY].get("joints", {}).items():
-            out[name] = (ob, len(d.get("q", ())))
+        for j in S.read_object(ob)[1]:
+            out[j.name] = (ob, j.q)
     return out
 
 
@@ -102,15 +104,15 @@ def key_motion_curves(scene=None, frame_start=None, frame_end=None, *, progress=
     t = (np.array(frames, float) - frames[0]) / _fps(scene)
     out = {}
     joints = _joints(scene)
-    for k, (joint, (ob, dof)) in enumerate(joints.items()):
+    for k, (joint, (ob, stored)) in enumerate(joints.items()):
         if progress is not None:
             progress(k, len(joints))
         curves = A.q_fcurves(ob, joint)
         if not any(A.animates(fc) for fc in curves.values()):
             continue
-        stored = list(ob[S.KEY]["joints"][joint]["q"])
         q = np.column_stack([A.sample(curves[i], frames) if i in curves else
-                             np.full(len(frames), float(stored[i])) for i in range(dof)])
+                             np.full(len(frames), float(stored[i]))
+                             for i in range(len(stored))])
         v = np.gradient(q, t, axis=0)
         a = np.gradient(v, t, axis=0)
         key_plot(ob, joint, "velocity", frames, v)

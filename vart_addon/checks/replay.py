@@ -5,15 +5,20 @@
 1. the robot: the scene's real links and joints as the URDF export makes them
    (:func:`vart_addon.formats.urdf.from_linkage.urdf_from_linkage`, with the inertia tensors
    and effort limits of the URDF the robot was imported from), each link's collision
-   geometry its evaluated meshes (as the clearance check reads them), and the scene's real
-   closure joints as equality constraints; built by :func:`vart_addon.physics.model.build_spec`
-   posed at the first frame (:func:`vart_addon.physics.mjcf_export.posed_spec`)
-   with a ground plane at z = 0, the root link free and where it is at the first frame;
+   geometry its evaluated meshes (as the clearance check reads them), and as equality
+   constraints every real joint between real links that the URDF leaves out: the closures
+   (a URDF is a tree) and a spherical tree joint (URDF has none: its child hangs from the
+   root by a floating joint, a MuJoCo free body, and the joint becomes a ``connect``, so
+   MuJoCo holds it as a ball joint); built by :func:`vart_addon.physics.model.build_spec`
+   posed at the first frame (:func:`vart_addon.physics.mjcf_export.posed_spec`) with a
+   ground plane at z = 0, the root link free and where it is at the first frame;
 2. the trajectory: at every frame, the URDF joint values that put the links where their
    baked keys put them (:func:`~vart_addon.formats.urdf.from_linkage.urdf_joint_values`,
-   angles unwrapped), at the scene's frame rate;
+   angles unwrapped; a planar joint's as its three MuJoCo joints), and the world poses of the
+   root link and of every floating joint's child, at the scene's frame rate;
 3. the replay (:func:`vart_addon.physics.replay.replay_steps`): the values as position
-   targets, nothing else imposed.
+   targets, the poses as the free bodies' start and their baked path for the inverse
+   dynamics, nothing else imposed.
 
 MuJoCo (PyPI ``mujoco-core``) is imported only here, when a replay runs.
 """
@@ -29,7 +34,7 @@ from ..bridge import poses as P
 from ..formats.urdf.from_linkage import urdf_from_linkage, urdf_joint_values
 from ..io_urdf.exporter import depsgraph_of, source_template
 from ..physics.mjcf_export import posed_spec
-from ..physics.model import Closure, PhysicsError
+from ..physics.model import FREE_JOINT, PLANAR_PARTS, Closure, PhysicsError, planar_values
 from ..physics.replay import replay_steps
 from ..shared.frames import kept_frame
 from .clearance import link_meshes
@@ -51,34 +56,69 @@ def scene_robot(scene, bridge: SceneBridge):
     warnings += more
     meshes = {n: [(m.v, m.t)] for n, m in
               link_meshes({n: obs[n] for n in real}, depsgraph_of(bpy.context, scene)).items()}
-    real_set = set(real)
-    closures = [Closure(j.name, j.jtype.name, j.parent, j.child, j.T_parent_mob,
-                        j.T_child_frame)
-                for j in lk.joints.values()
-                if not j.virtual and not j.is_tree and j.child in real_set
-                and (j.parent is None or j.parent in real_set)]
-    return robot, meshes, closures, warnings
+    in_urdf = {j.name for j in robot.joints}
+    return robot, meshes, left_out_closures(lk, set(real), in_urdf, warnings), warnings
+
+
+#: Joint kinds that MuJoCo holds as equalities (:func:`vart_addon.physics.model.add_closure`).
+CLOSURE_KINDS = ("spherical", "fixed", "revolute")
+
+
+def left_out_closures(lk, real: set, in_urdf: set, warnings: list, *,
+                      virtual: bool = False) -> list[Closure]:
+    """The real (``virtual``: the virtual) joints between links of ``real`` (or a real link and
+    the world) that are not URDF joints ``in_urdf``, as :class:`Closure` s; a kind MuJoCo has
+    no equality for is reported in ``warnings`` and left out."""
+    out = []
+    for j in lk.joints.values():
+        if j.virtual != virtual or j.name in in_urdf or j.child not in real \
+                or not (j.parent is None or j.parent in real):
+            continue
+        if j.jtype.name not in CLOSURE_KINDS:
+            warnings.append(f"{'virtual' if virtual else 'real'} joint {j.name!r}: a "
+                            f"{j.jtype.name} joint has no MuJoCo equality here; left out")
+            continue
+        out.append(Closure(j.name, j.jtype.name, j.parent, j.child, j.T_parent_mob,
+                           j.T_child_frame))
+    return out
 
 
 def baked_trajectory(scene, robot, obs, frames):
-    """``(T_world_root at the first frame, joint -> values per frame)`` from the baked keys
-    (revolute and continuous values unwrapped)."""
+    """``(URDF joint values at the first frame, MuJoCo joint -> values per frame, free joint
+    -> world poses of its body per frame)`` from the baked keys (revolute and continuous
+    values unwrapped; a planar joint's three MuJoCo joints; the root's :data:`FREE_JOINT` and
+    each floating joint's child)."""
     values: dict = {}
-    base = None
+    bodies: dict = {}
+    first = None
+    free = {j.name: j.child for j in robot.joints if j.type == "floating"}
+    if robot.root_link != "world":
+        free[FREE_JOINT] = robot.root_link
     with kept_frame(scene):
         for f in frames:
             scene.frame_set(f)
             poses = {n: P.rigid_and_scale(P.observe(ob), n)[0] for n, ob in obs.items()}
-            if base is None:
-                base = poses.get(robot.root_link, np.eye(4))
-            for j, v in urdf_joint_values(robot, poses).items():
-                values.setdefault(j, []).append(float(np.ravel(v)[0]) if np.size(v) else 0.0)
-    out = {}
-    for j in robot.joints:
-        if j.name in values:
-            v = np.array(values[j.name])
-            out[j.name] = np.unwrap(v) if j.type in ("revolute", "continuous") else v
-    return base, out
+            for name, link in free.items():
+                bodies.setdefault(name, []).append(poses.get(link, np.eye(4)))
+            q = urdf_joint_values(robot, poses)
+            first = q if first is None else first
+            for j, v in q.items():
+                for name, x in _mujoco_values(robot.joint_by_name(j), v):
+                    values.setdefault(name, []).append(x)
+    angles = {j.name for j in robot.joints if j.type in ("revolute", "continuous")} | {
+        j.name + PLANAR_PARTS[2] for j in robot.joints if j.type == "planar"}
+    out = {name: np.unwrap(v) if name in angles else np.array(v)
+           for name, v in values.items()}
+    return first or {}, out, {name: np.array(T) for name, T in bodies.items()}
+
+
+def _mujoco_values(j, v):
+    """(MuJoCo joint, value) pairs of URDF joint ``j`` at value ``v``."""
+    if j.type in ("revolute", "continuous", "prismatic"):
+        return [(j.name, float(np.ravel(v)[0]) if np.size(v) else 0.0)]
+    if j.type == "planar":
+        return list(zip((j.name + s for s in PLANAR_PARTS), planar_values(j, v)))
+    return []  # floating: its body's world pose (bodies); fixed: nothing
 
 
 def replay_scene_steps(scene=None, frame_start=None, frame_end=None, *,
@@ -98,14 +138,14 @@ def replay_scene_steps(scene=None, frame_start=None, frame_end=None, *,
         robot, meshes, closures, warnings = scene_robot(scene, bridge)
         obs = bridge.objects()
     frames = list(range(start, end + 1))
-    base, targets = baked_trajectory(scene, robot, obs, frames)
+    first, targets, bodies = baked_trajectory(scene, robot, obs, frames)
+    base = bodies[FREE_JOINT][0] if FREE_JOINT in bodies else None
     # posed at the first frame: MuJoCo fixes a connect's child-side anchor where its model's
     # reference configuration puts it, so a loop must be closed there (qpos keeps the URDF
     # meaning: each joint's ref is its value there)
-    built = posed_spec(robot, {j: v[0] for j, v in targets.items()}, meshes=meshes, base=base,
-                       closures=closures, **build_kw)
+    built = posed_spec(robot, first, meshes=meshes, base=base, closures=closures, **build_kw)
     warnings += built.warnings
     fps = scene.render.fps / scene.render.fps_base
     times = (np.array(frames, float) - start) / fps
-    res = yield from replay_steps(built, times, targets)
+    res = yield from replay_steps(built, times, targets, bodies=bodies)
     return res, warnings

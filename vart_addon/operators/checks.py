@@ -137,10 +137,13 @@ class VART_OT_replay_physics(FrameSteps, bpy.types.Operator):
     bl_label = "Replay in MuJoCo"
     bl_description = ("Play the baked joint values of the frame range as position targets of "
                       "the real joints in MuJoCo (URDF inertials and effort limits, a ground "
-                      "plane, nothing imposed on the base) and report tracking error, forces "
-                      "against their limits, base drift, contact slip and whether the robot "
-                      "stays up (Esc stops); the tracking error and force are keyed as "
-                      "curves of each joint (Vart Plots). Needs the PyPI package mujoco-core")
+                      "plane, nothing imposed on the base), after the servos settle into the "
+                      "first frame, and report tracking error, actuator forces at every "
+                      "physics step against their limits, the torque inverse dynamics needs, "
+                      "what touches the ground with which force, base drift, contact slip and "
+                      "whether the robot stays up (Esc stops); the tracking error and peak "
+                      "force are keyed as curves of each joint (Vart Plots). Needs the PyPI "
+                      "package mujoco-core")
     bl_options = {'REGISTER', 'UNDO'}
     verb = "Replaying"
 
@@ -169,7 +172,9 @@ class VART_OT_replay_physics(FrameSteps, bpy.types.Operator):
         context.scene.vart.replay_summary = text
         key_replay_curves(context.scene, res, self.frame_start)
         store_peaks(context.scene)
-        bad = not res.stays_up or res.saturated()
+        # a robot fixed to the world has no business touching the ground
+        hit = not res.floating and any(res.contacts[:res.frames_done])
+        bad = not res.stays_up or res.saturated() or hit
         self.report({'WARNING'} if bad else {'INFO'}, text)
         for w in warnings[:5]:
             self.report({'WARNING'}, w)

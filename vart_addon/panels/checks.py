@@ -38,7 +38,7 @@ class VART_PT_checks(C.Panel, bpy.types.Panel):
                                  "statics_index", rows=4)
         C.op(layout, "vart.replay_physics", icon='PHYSICS')
         _outcome(layout, getattr(sv, "replay_summary", ""), "effort limit",
-                 "Not replayed yet")
+                 "Not replayed yet", lines=sentence_lines)
         col = layout.column(align=True)
         C.op(col, "vart.plot_curves", icon='GRAPH')
         col.prop(sv, "plot_acceleration_limit")
@@ -80,14 +80,26 @@ class VART_UL_statics(bpy.types.UIList):
             row.label(text=str(item.frame), icon='TIME')
 
 
-def _outcome(layout, summary: str, bad: str, none: str):
-    """A summary as short lines in a box; an error icon when it holds ``bad`` or a fall."""
+def sentence_lines(summary: str) -> list[str]:
+    """A summary of short sentences (the replay's) as lines: a sentence each, the items of a
+    list after its colon (``; ``-separated) one a line below it."""
+    out = []
+    for sentence in summary.split(". "):
+        head, colon, items = sentence.partition(": ")
+        out.append(head + colon.rstrip())
+        out += ["  " + item.strip() for item in items.split("; ") if item.strip()]
+    return out
+
+
+def _outcome(layout, summary: str, bad: str, none: str, lines=bake_lines):
+    """A summary as short lines in a box (``lines`` splits it); an error icon when it holds
+    ``bad`` or a fall."""
     if not summary:
         layout.label(text=none)
         return
     box = layout.box()
     warn = bad in summary or "FALLS" in summary
-    for i, line in enumerate(bake_lines(summary)):
+    for i, line in enumerate(lines(summary)):
         icon = ('ERROR' if warn else 'CHECKMARK') if i == 0 else 'BLANK1'
         box.label(text=line, icon=icon)
 

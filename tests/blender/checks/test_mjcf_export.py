@@ -4,7 +4,9 @@ story 1 over its bake; the four-bar driven by its crank), its closures are equal
 (connect for spherical and revolute closures, weld for fixed ones, checked by MuJoCo's own
 constraint residuals ``efc_pos`` after ``mj_forward``), its meshes are the STL files it names,
 and the MJCF importer reads it back with the links where they were. Without MuJoCo the operator
-says how to install it and writes nothing."""
+says how to install it and writes nothing. Issue 30: the Stewart platform (a floating joint, a
+MuJoCo free body, closed by six spherical joints, connects) exports closed at every frame of its
+bake, and every example of Add Example exports a model MuJoCo loads."""
 from __future__ import annotations
 
 import sys
@@ -19,6 +21,7 @@ from vart_addon.bridge import SceneBridge  # noqa: E402
 from vart_addon.bridge import poses as P  # noqa: E402
 from vart_addon.bridge import schema as S  # noqa: E402
 from vart_addon.checks.mjcf_export import export_mjcf  # noqa: E402
+from vart_addon.examples import EXAMPLES  # noqa: E402
 from vart_addon.formats.urdf.from_linkage import urdf_joint_values  # noqa: E402
 from vart_addon.physics.mjcf_export import KEY  # noqa: E402
 from vart_addon.physics.model import FREE_JOINT, INSTALL  # noqa: E402
@@ -34,12 +37,17 @@ def link_poses() -> dict:
 
 
 def set_configuration(m, d, robot, poses) -> None:
-    """MuJoCo's qpos from Blender's link poses: the URDF joint values, the root's free joint."""
+    """MuJoCo's qpos from Blender's link poses: the URDF joint values, the free joints (the
+    root's, each floating joint's) at their links' world poses."""
+    free = {FREE_JOINT: robot.root_link} if robot.root_link in poses else {}
     for name, v in urdf_joint_values(robot, poses).items():
-        d.qpos[m.jnt_qposadr[m.joint(name).id]] = v
-    if robot.root_link in poses:
-        a = m.jnt_qposadr[m.joint(FREE_JOINT).id]
-        T = poses[robot.root_link]
+        if robot.joint_by_name(name).type == "floating":
+            free[name] = robot.joint_by_name(name).child
+        else:
+            d.qpos[m.jnt_qposadr[m.joint(name).id]] = v
+    for name, link in free.items():
+        a = m.jnt_qposadr[m.joint(name).id]
+        T = poses[link]
         d.qpos[a:a + 3] = T[:3, 3]
         d.qpos[a + 3:a + 7] = se3.rot_to_quat(T[:3, :3])
 
@@ -185,3 +193,47 @@ def test_the_export_menu_offers_it(vart_registered):
     from vart_addon.io_urdf.menus import OPERATORS
     assert "export_mjcf" in OPERATORS and hasattr(bpy.ops.vart, "export_mjcf")
     assert bpy.ops.vart.export_mjcf.poll() is False  # no links in an empty scene
+
+
+def test_the_stewart_platform_exports_closed_at_every_frame(vart_registered, tmp_path):
+    """Exported at frame 49 (mid-motion: the platform up and tilted), the platform's free
+    joint and the six connects put every body where Blender has it and hold, at that frame
+    and at every other frame of the bake."""
+    assert bpy.ops.vart.add_example(example="stewart") == {'FINISHED'}
+    assert bpy.ops.vart.bake() == {'FINISHED'}
+    scene = bpy.context.scene
+    scene.frame_set(49)
+    path = tmp_path / "stewart.xml"
+    res = export_mjcf(path, scene)
+    m = mujoco.MjModel.from_xml_path(str(path))
+    d = mujoco.MjData(m)
+    assert m.neq == 6 and set(m.eq_type.tolist()) == {int(mujoco.mjtEq.mjEQ_CONNECT)}
+    assert m.joint("platform_float").type == mujoco.mjtJoint.mjJNT_FREE
+    mujoco.mj_kinematics(m, d)
+    assert_bodies_at(m, d, link_poses(), "qpos0")
+    assert equality_residual(m, d) < TOL
+    for f in range(scene.frame_start, scene.frame_end + 1):
+        scene.frame_set(f)
+        poses = link_poses()
+        set_configuration(m, d, res.robot, poses)
+        mujoco.mj_kinematics(m, d)
+        assert_bodies_at(m, d, poses, f"frame {f}")
+        assert equality_residual(m, d) < TOL, f
+
+
+@pytest.mark.parametrize("key", sorted(EXAMPLES))
+def test_every_example_exports_a_model_mujoco_loads(vart_registered, tmp_path, key):
+    """Each example as Add Example builds it (with its virtual closures) at its first frame:
+    the replay's model, written and loaded back, its loops closed there."""
+    assert bpy.ops.vart.add_example(example=key) == {'FINISHED'}
+    path = tmp_path / f"{key}.xml"
+    res = export_mjcf(path, bpy.context.scene, virtual_closures=True)
+    m = mujoco.MjModel.from_xml_path(str(path))
+    assert m.nu == len(res.robot.joints) - sum(
+        j.type in ("fixed", "floating", "planar") or j.mimic is not None
+        for j in res.robot.joints)
+    if m.neq:
+        d = mujoco.MjData(m)
+        mujoco.mj_forward(m, d)
+        rows = d.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY
+        assert np.abs(d.efc_pos[rows]).max() < TOL
