@@ -22,7 +22,9 @@ from vart_addon.formats.urdf.files import UrdfError, read_urdf  # noqa: E402
 from vart_addon.physics.mjcf_export import posed_spec  # noqa: E402
 from vart_addon.physics.model import (  # noqa: E402
     FREE_JOINT,
+    Closure,
     PhysicsError,
+    ball_joints,
     build_spec,
     planar_values,
 )
@@ -205,3 +207,34 @@ def test_planar_values_read_a_motion_back():
     M = se3.make_pose(se3.so3_exp(n * 2.5), 0.3 * u)
     x, y, r = planar_values(glide, M)
     assert r == pytest.approx(2.5) and math.hypot(x, y) == pytest.approx(0.3)
+
+
+def test_a_spherical_closure_on_a_floating_child_is_a_ball_joint():
+    """The URDF export writes a real spherical tree joint as a floating joint of its child
+    from the root; with the spherical joint as a closure, MuJoCo gets a ball joint at the
+    closure's anchor, the child under the closure's parent; a closure whose parent hangs below
+    its child stays a free body and a connect."""
+    robot = chain()
+    anchor = np.eye(4)
+    anchor[:3, 3] = (0.0, 0.0, 0.1)  # in the drone's frame
+    T = urdf.link_poses(robot, {})
+    joint = Closure("ball", "spherical", "mast", "drone",
+                    se3.inverse(T["mast"]) @ T["drone"] @ anchor, anchor)
+    built = build_spec(robot, closures=[joint])
+    model = built.spec.compile()
+    assert built.balls == {"ball": "drone"} and built.free == {} and model.neq == 0
+    b = model.body("drone").id
+    assert model.body_parentid[b] == model.body("mast").id
+    assert model.jnt_type[model.joint("ball").id] == mujoco.mjtJoint.mjJNT_BALL
+    np.testing.assert_allclose(model.jnt_pos[model.joint("ball").id], [0, 0, 0.1])
+    data = mujoco.MjData(model)
+    mujoco.mj_kinematics(model, data)
+    np.testing.assert_allclose(data.xpos[b], T["drone"][:3, 3], atol=1e-12)
+    # turned about the ball, the anchor stays where the mast has it
+    data.qpos[model.jnt_qposadr[model.joint("ball").id]:][:4] = se3.rot_to_quat(
+        se3.so3_exp(np.array([0.3, -0.2, 0.5])))
+    mujoco.mj_kinematics(model, data)
+    np.testing.assert_allclose(data.xpos[b] + data.xmat[b].reshape(3, 3) @ [0, 0, 0.1],
+                               (T["drone"] @ anchor)[:3, 3], atol=1e-12)
+    loop = Closure("loop", "spherical", "puck", "drone", np.eye(4), np.eye(4))
+    assert ball_joints(robot, [loop]) == {}  # the puck hangs below the drone

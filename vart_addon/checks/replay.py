@@ -5,11 +5,11 @@
 1. the robot: the scene's real links and joints as the URDF export makes them
    (:func:`vart_addon.formats.urdf.from_linkage.urdf_from_linkage`, with the inertia tensors
    and effort limits of the URDF the robot was imported from), each link's collision
-   geometry its evaluated meshes (as the clearance check reads them), and as equality
-   constraints every real joint between real links that the URDF leaves out: the closures
-   (a URDF is a tree) and a spherical tree joint (URDF has none: its child hangs from the
-   root by a floating joint, a MuJoCo free body, and the joint becomes a ``connect``, so
-   MuJoCo holds it as a ball joint); built by :func:`vart_addon.physics.model.build_spec`
+   geometry its evaluated meshes (as the clearance check reads them), and every real joint
+   between real links that the URDF leaves out: the closures (a URDF is a tree) as equality
+   constraints, and a spherical tree joint (URDF has none: its child hangs from the root by
+   a floating joint) as a MuJoCo ball joint
+   (:func:`vart_addon.physics.model.ball_joints`); built by :func:`vart_addon.physics.model.build_spec`
    posed at the first frame (:func:`vart_addon.physics.mjcf_export.posed_spec`) with a
    ground plane at z = 0, the root link free and where it is at the first frame;
 2. the trajectory: at every frame, the URDF joint values that put the links where their
@@ -34,9 +34,17 @@ from ..bridge import poses as P
 from ..formats.urdf.from_linkage import urdf_from_linkage, urdf_joint_values
 from ..io_urdf.exporter import depsgraph_of, source_template
 from ..physics.mjcf_export import posed_spec
-from ..physics.model import FREE_JOINT, PLANAR_PARTS, Closure, PhysicsError, planar_values
+from ..physics.model import (
+    FREE_JOINT,
+    PLANAR_PARTS,
+    Closure,
+    PhysicsError,
+    ball_joints,
+    planar_values,
+)
 from ..physics.replay import replay_steps
 from ..shared.frames import kept_frame
+from ..solver import se3
 from .clearance import link_meshes
 
 
@@ -83,15 +91,19 @@ def left_out_closures(lk, real: set, in_urdf: set, warnings: list, *,
     return out
 
 
-def baked_trajectory(scene, robot, obs, frames):
-    """``(URDF joint values at the first frame, MuJoCo joint -> values per frame, free joint
-    -> world poses of its body per frame)`` from the baked keys (revolute and continuous
-    values unwrapped; a planar joint's three MuJoCo joints; the root's :data:`FREE_JOINT` and
-    each floating joint's child)."""
+def baked_trajectory(scene, robot, obs, frames, balls=None):
+    """``(URDF joint values at the first frame, MuJoCo joint -> values per frame, free or
+    ball joint -> poses per frame)`` from the baked keys: revolute and continuous values
+    unwrapped; a planar joint's three MuJoCo joints; the world poses of the root's
+    :data:`FREE_JOINT` and of each floating joint's child; for each ball joint (``balls``,
+    :func:`vart_addon.physics.model.ball_joints`) its child's rotation relative to the
+    parent since the first frame."""
     values: dict = {}
     bodies: dict = {}
     first = None
-    free = {j.name: j.child for j in robot.joints if j.type == "floating"}
+    balls = balls or {}
+    free = {j.name: j.child for j in robot.joints
+            if j.type == "floating" and j.child not in balls}
     if robot.root_link != "world":
         free[FREE_JOINT] = robot.root_link
     with kept_frame(scene):
@@ -100,6 +112,9 @@ def baked_trajectory(scene, robot, obs, frames):
             poses = {n: P.rigid_and_scale(P.observe(ob), n)[0] for n, ob in obs.items()}
             for name, link in free.items():
                 bodies.setdefault(name, []).append(poses.get(link, np.eye(4)))
+            for child, c in balls.items():
+                T = se3.inverse(poses.get(c.parent, np.eye(4))) @ poses[child]
+                bodies.setdefault(c.name, []).append(T)
             q = urdf_joint_values(robot, poses)
             first = q if first is None else first
             for j, v in q.items():
@@ -109,6 +124,9 @@ def baked_trajectory(scene, robot, obs, frames):
         j.name + PLANAR_PARTS[2] for j in robot.joints if j.type == "planar"}
     out = {name: np.unwrap(v) if name in angles else np.array(v)
            for name, v in values.items()}
+    for c in balls.values():  # relative to the first frame: the model's reference
+        T = np.array(bodies[c.name])
+        bodies[c.name] = se3.inverse(T[0]) @ T
     return first or {}, out, {name: np.array(T) for name, T in bodies.items()}
 
 
@@ -138,7 +156,8 @@ def replay_scene_steps(scene=None, frame_start=None, frame_end=None, *,
         robot, meshes, closures, warnings = scene_robot(scene, bridge)
         obs = bridge.objects()
     frames = list(range(start, end + 1))
-    first, targets, bodies = baked_trajectory(scene, robot, obs, frames)
+    first, targets, bodies = baked_trajectory(scene, robot, obs, frames,
+                                              ball_joints(robot, closures))
     base = bodies[FREE_JOINT][0] if FREE_JOINT in bodies else None
     # posed at the first frame: MuJoCo fixes a connect's child-side anchor where its model's
     # reference configuration puts it, so a loop must be closed there (qpos keeps the URDF

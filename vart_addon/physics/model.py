@@ -33,7 +33,10 @@ of a scene makes: the real links and joints, inertials, limits) into an ``mujoco
   clearance check's job), unless ``self_collision``;
 - ``closures``: loops the URDF tree cannot hold (:class:`Closure`), as equality constraints:
   ``connect`` for a spherical joint, ``weld`` for a fixed one, two ``connect`` along the axis
-  for a revolute one;
+  for a revolute one; except a spherical closure on a floating joint's child (a real
+  spherical tree joint as the URDF export writes it), which is a MuJoCo ball joint
+  (passive, named as the closure) with the child's body under the closure's parent
+  (:mod:`.closures`);
 - the ground: a plane at z = 0 named ``ground`` (``ground=True``).
 
 What cannot be built raises :class:`PhysicsError` naming the robot, the joint or link and the
@@ -52,6 +55,11 @@ import numpy as np
 from ..formats.urdf import files as urdf
 from ..solver import se3
 from ..solver.errors import VartError
+from .closures import Closure, add_closure, ball_joints, wxyz
+
+__all__ = ["FREE_JOINT", "GROUND", "INSTALL", "PLANAR_PARTS", "Built", "Closure", "PhysicsError",
+           "add_closure", "ball_joints", "build_spec", "compile_spec", "mujoco_module",
+           "planar_axes", "planar_values", "put"]
 
 #: Joint names of MuJoCo's free joint of the root body.
 FREE_JOINT = "base_free"
@@ -79,27 +87,13 @@ def mujoco_module():
     return mujoco
 
 
-@dataclass(frozen=True)
-class Closure:
-    """A loop-closing joint between links ``parent`` and ``child`` (names of bodies): its
-    ``kind`` (``spherical``, ``fixed`` or ``revolute``; parent None: the world), its frame in
-    the parent link
-    ``T_parent_joint`` and in the child link ``T_child_joint`` (4x4, m), z the revolute axis."""
-
-    name: str
-    kind: str
-    parent: str | None
-    child: str
-    T_parent_joint: np.ndarray
-    T_child_joint: np.ndarray
-
-
 @dataclass
 class Built:
     """What :func:`build_spec` made: the ``spec``, the actuated joints (name -> effort limit,
     N m or N; 0: none), whether the root is free, the free joints (name -> body: the root's
     :data:`FREE_JOINT` and each URDF floating joint), the planar joints (URDF name -> its
-    three MuJoCo joints) and the warnings."""
+    three MuJoCo joints), the ball joints (name -> body, :func:`ball_joints`) and the
+    warnings."""
 
     spec: Any
     actuated: dict = field(default_factory=dict)
@@ -107,10 +101,7 @@ class Built:
     warnings: list = field(default_factory=list)
     free: dict = field(default_factory=dict)
     planar: dict = field(default_factory=dict)
-
-
-def _quat(R) -> list:
-    return [float(x) for x in se3.rot_to_quat(np.asarray(R, float))]
+    balls: dict = field(default_factory=dict)
 
 
 def put(obj, name: str, value, where: str) -> None:
@@ -174,10 +165,13 @@ def build_spec(robot: urdf.Robot, *, meshes=None, base=None, closures=(), ground
         g = spec.worldbody.add_geom(name=GROUND, type=mj.mjtGeom.mjGEOM_PLANE,
                                     size=[0, 0, 0.05])
         g.contype, g.conaffinity = GROUND_BITS
+    balls = ball_joints(robot, closures)
     _Builder(mj, robot, out, meshes or {}, base, dict(planar_ref or {}),
-             (1, 1) if self_collision else ROBOT_BITS, servo_error, default_kp).build()
+             (1, 1) if self_collision else ROBOT_BITS, servo_error, default_kp).build(balls)
+    held = {c.name for c in balls.values()}
     for c in closures:
-        add_closure(mj, spec, c, out.warnings)
+        if c.name not in held:
+            add_closure(mj, spec, c, out.warnings)
     return out
 
 
@@ -193,6 +187,8 @@ class _Builder:
         self.followers = {j.name for j in robot.joints if j.mimic is not None}
         self.name = robot.name or "robot"
         self._world: dict | None = None
+        self.balls: dict = {}  # child link -> its ball joint's Closure (build)
+        self.waiting: list = []  # floating joints whose ball parent is not built yet
 
     def where(self, kind: str, name: str) -> str:
         return f"robot {self.name!r}, {kind} {name!r}"
@@ -203,8 +199,9 @@ class _Builder:
             self._world = urdf.link_poses(self.robot, {}, base=self.base)
         return self._world[link]
 
-    def build(self) -> None:
+    def build(self, balls: dict) -> None:
         robot, spec = self.robot, self.spec
+        self.balls, self.waiting = balls, []
         root = robot.root_link
         if root == "world":
             self.out.floating = False
@@ -213,10 +210,20 @@ class _Builder:
                 self.child(spec.worldbody, j)
         else:
             body = spec.worldbody.add_body(name=root, pos=list(self.base[:3, 3]),
-                                           quat=_quat(self.base[:3, :3]))
+                                           quat=wxyz(self.base[:3, :3]))
             body.add_freejoint(name=FREE_JOINT)
             self.out.free[FREE_JOINT] = root
             self.link(body, root)
+        while self.waiting:  # ball joints' children, once their parents' bodies exist
+            ready = [j for j in self.waiting if self.balls[j.child].parent is None
+                     or spec.body(self.balls[j.child].parent) is not None]
+            if not ready:
+                c = self.balls[self.waiting[0].child]
+                raise PhysicsError(f"{self.where('joint', c.name)}, parent: no link "
+                                   f"{c.parent!r} in the robot to hang a ball joint from")
+            for j in ready:
+                self.waiting.remove(j)
+                self.ball(j, self.balls[j.child])
         for j in robot.joints:
             if j.mimic is None:
                 continue
@@ -228,19 +235,34 @@ class _Builder:
     def child(self, body, j: urdf.Joint) -> None:
         """The child body of joint ``j`` (under ``body``; under the world for a floating
         joint) with its joint, actuator and subtree."""
+        if j.type == "floating" and j.child in self.balls:
+            self.waiting.append(j)
+            return
         if j.type == "floating":
             T = self.world_pose(j.child)
             child = self.spec.worldbody.add_body(name=j.child, pos=list(T[:3, 3]),
-                                                 quat=_quat(T[:3, :3]))
+                                                 quat=wxyz(T[:3, :3]))
             child.add_freejoint(name=j.name)
             self.out.free[j.name] = j.child
         else:
             T = j.origin.matrix()
-            child = body.add_body(name=j.child, pos=list(T[:3, 3]), quat=_quat(T[:3, :3]))
+            child = body.add_body(name=j.child, pos=list(T[:3, 3]), quat=wxyz(T[:3, :3]))
             if j.type == "planar":
                 self.planar(child, j)
             elif j.type != "fixed":
                 self.joint(child, j)
+        self.link(child, j.child)
+
+    def ball(self, j: urdf.Joint, c: Closure) -> None:
+        """The child of floating joint ``j`` under closure ``c``'s parent (where the URDF has
+        both), on a ball joint named as ``c`` at its anchor (:func:`ball_joints`)."""
+        parent = self.spec.worldbody if c.parent is None else self.spec.body(c.parent)
+        T_parent = np.eye(4) if c.parent is None else self.world_pose(c.parent)
+        T = se3.inverse(T_parent) @ self.world_pose(j.child)
+        child = parent.add_body(name=j.child, pos=list(T[:3, 3]), quat=wxyz(T[:3, :3]))
+        child.add_joint(name=c.name, type=self.mj.mjtJoint.mjJNT_BALL,
+                        pos=[float(x) for x in np.asarray(c.T_child_joint, float)[:3, 3]])
+        self.out.balls[c.name] = j.child
         self.link(child, j.child)
 
     def link(self, body, name: str) -> None:
@@ -289,7 +311,7 @@ class _Builder:
         lam[2] = min(lam[2], lam[0] + lam[1])  # within rounding of the triangle inequality
         put(body, "mass", float(inl.mass), where)
         put(body, "ipos", list(inl.origin.xyz), where)
-        put(body, "iquat", _quat(inl.origin.matrix()[:3, :3] @ V), where)
+        put(body, "iquat", wxyz(inl.origin.matrix()[:3, :3] @ V), where)
         put(body, "inertia", lam.tolist(), where)
         body.explicitinertial = True
 
@@ -356,7 +378,7 @@ def _primitive(mj, body, name, c, warnings, link):
     """A geom for a URDF collision box, cylinder or sphere (a mesh file is not read here)."""
     T = c.origin.matrix()
     g = c.geometry
-    kw = dict(name=name, pos=list(T[:3, 3]), quat=_quat(T[:3, :3]))
+    kw = dict(name=name, pos=list(T[:3, 3]), quat=wxyz(T[:3, :3]))
     if isinstance(g, urdf.Box):
         return body.add_geom(type=mj.mjtGeom.mjGEOM_BOX, size=[s / 2 for s in g.size], **kw)
     if isinstance(g, urdf.Cylinder):
@@ -367,36 +389,3 @@ def _primitive(mj, body, name, c, warnings, link):
     warnings.append(f"link {link!r}: collision mesh {g.filename!r} left out (give the link's "
                     "meshes instead)")
     return None
-
-
-def add_closure(mj, spec, c: Closure, warnings) -> None:
-    """Equality constraints for closure ``c`` (see :class:`Closure`); other kinds are
-    reported and left out."""
-    Tp, Tc = np.asarray(c.T_parent_joint, float), np.asarray(c.T_child_joint, float)
-    body1 = "world" if c.parent is None else c.parent
-
-    def connect(suffix, offset):
-        """Points: in MuJoCo, ``data[0:3]`` is the anchor in body1, ``data[3:6]`` in body2."""
-        eq = spec.add_equality(name=c.name + suffix, type=mj.mjtEq.mjEQ_CONNECT,
-                               objtype=mj.mjtObj.mjOBJ_BODY, name1=body1, name2=c.child)
-        eq.data[0:3] = list((Tp @ np.r_[offset, 1.0])[:3])
-        eq.data[3:6] = list((Tc @ np.r_[offset, 1.0])[:3])
-
-    if c.kind == "spherical":
-        connect("", np.zeros(3))
-    elif c.kind == "revolute":
-        connect("__a", np.array([0.0, 0.0, 0.05]))
-        connect("__b", np.array([0.0, 0.0, -0.05]))
-    elif c.kind == "fixed":
-        # weld: data[0:3] anchor in body2, data[3:6] anchor in body1, data[6:10] the relative
-        # orientation of body2 in body1's frame (w x y z), data[10] the torque scale.
-        T12 = Tp @ se3.inverse(Tc)  # T_body1_body2 when the joint holds
-        eq = spec.add_equality(name=c.name, type=mj.mjtEq.mjEQ_WELD,
-                               objtype=mj.mjtObj.mjOBJ_BODY, name1=body1, name2=c.child)
-        eq.data[0:3] = [0.0, 0.0, 0.0]
-        eq.data[3:6] = list(T12[:3, 3])
-        eq.data[6:10] = _quat(T12[:3, :3])
-        eq.data[10] = 1.0
-    else:
-        warnings.append(f"closure joint {c.name!r}: a {c.kind} closure has no MuJoCo equality "
-                        "here; left out")

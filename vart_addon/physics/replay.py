@@ -38,13 +38,14 @@ gravity is -9.81 m/s^2 along world z.
    actuated joints' entries are ``required``. It is computed with MuJoCo's constraints off:
    MuJoCo's contacts and loop equalities are soft, their force comes from their violation,
    and the baked motion violates none, so they would give nothing but an artefact. Hence the
-   root (when free) and every free body (a floating joint's child) move along their baked
-   paths (``bodies``; held where they start when not given) carried by whatever wrench that
-   takes, without ground contact or loop forces: for a robot fixed to the world without loops
-   the torques are the whole truth (inertia, gravity, the joints' damping); for a robot that
-   stands on the ground or closes loops they are what the joints need to move their own
-   subtrees, not to carry the base (compare the replay's own actuator forces). URDF dry
-   friction (``frictionloss``, a constraint in MuJoCo) is not in it.
+   root (when free), every free body (a floating joint's child) and every passive joint (ball,
+   planar) move along their baked paths (``bodies``; held where they start when not given)
+   carried by whatever force that takes, without ground contact or loop forces: for a robot
+   fixed to the world without loops or passive joints the torques are the whole truth
+   (inertia, gravity, the joints' damping); for a robot that stands on the ground or closes
+   loops they are what the joints need to move their own subtrees, not to carry the base
+   (compare the replay's own actuator forces). URDF dry friction (``frictionloss``, a
+   constraint in MuJoCo) is not in it.
 5. **Per frame** also: the value reached, the root's world pose (hence its drift), the free
    bodies' world poses, the contacts (:mod:`.contacts`: which geoms touch, the ground named
    ``ground``, normal and tangential force) and their slip, and whether the robot stays up: it
@@ -89,7 +90,8 @@ def replay_steps(built: Built, times, targets: dict, *, bodies=None,
     hinge or slide joint -> values (rad or m), one per entry of ``times`` (s; every actuated
     joint needs one, others given are used for the start and the inverse dynamics);
     ``bodies``: free joint (``FREE_JOINT`` for the root, a floating joint's name) -> its
-    body's world poses (n x 4 x 4). A generator yielding ``(frames done, frames)`` after each
+    body's world poses (n x 4 x 4); ball joint -> its child's rotations relative to its
+    reference orientation (the 4x4s' rotation parts). A generator yielding ``(frames done, frames)`` after each
     frame and returning the :class:`ReplayResult` (``StopIteration.value``); closing it
     early stops the replay (the result so far is then lost). Raises :class:`PhysicsError`."""
     mj = mujoco_module()
@@ -116,7 +118,8 @@ def replay_steps(built: Built, times, targets: dict, *, bodies=None,
                        np.array([built.actuated[j] for j in joints], float),
                        np.zeros((n, 4, 4)), floating=built.floating,
                        force_mean=np.zeros_like(target), required=np.zeros_like(target),
-                       required_mean=np.zeros_like(target), units=run.units)
+                       required_mean=np.zeros_like(target), units=run.units,
+                       carried=bool(built.free or built.balls or built.planar))
     run.settle(res, float(times[0]), settle_s)
     run.record(res, 0)
     for k0 in range(1, n, CHUNK):

@@ -54,7 +54,8 @@ class ReplayResult:
       frame index at which the robot is fallen (0: while settling, it could not hold the first
       frame); ``settle_s``: simulated seconds of settling before the first frame and
       ``settled``: whether the robot came to rest in them; ``units``: per joint, the unit of
-      its force (``N m`` or ``N``).
+      its force (``N m`` or ``N``); ``carried``: whether the inverse dynamics carried passive
+      joints (free, ball, planar) along their baked paths.
     """
 
     times: np.ndarray
@@ -75,6 +76,7 @@ class ReplayResult:
     settle_s: float = 0.0
     settled: bool = True
     units: list = field(default_factory=list)
+    carried: bool = False
     frames_done: int = 0
     wall_s: float = 0.0
     steps: int = 0
@@ -169,7 +171,7 @@ class ReplayResult:
             return []
         (j, k, f), (jr, kr, r) = got, need
         unit = dict(zip(self.joints, self.units))
-        carried = " (free bodies carried, no contacts)" if self.floating or self.bodies else ""
+        carried = " (passive joints carried, no contacts)" if self.carried else ""
         return [f"Peak force {_si(f, unit.get(j, 'N m'))} ({j}, frame {first_frame + k}); "
                 f"inverse dynamics{carried} needs up to {_si(r, unit.get(jr, 'N m'))} ({jr}, "
                 f"frame {first_frame + kr})"]

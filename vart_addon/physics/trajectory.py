@@ -9,8 +9,10 @@ robot at rest there) and ends free (acceleration 0 at the last frame: a natural 
 :class:`Motion` is the whole MuJoCo configuration (``qpos``) along the baked motion: each
 hinge or slide joint given a trajectory follows its spline; each free joint given poses (world
 4x4 per frame: the root link's baked path, a floating joint's child) follows a spline of its
-position and of its unit quaternion (signs made continuous, normalised after interpolation);
-every other joint stays at the model's ``qpos0``. :meth:`Motion.kinematics` gives
+position and of its unit quaternion (signs made continuous, normalised after interpolation),
+each ball joint given rotations (its child's, relative to its reference orientation: the
+rotation part of a 4x4) a spline of its quaternion; every other joint stays at the model's
+``qpos0``. :meth:`Motion.kinematics` gives
 ``qpos``, ``qvel`` and ``qacc`` at given times by central finite differences at the physics
 step ``h`` (MuJoCo's velocity conventions: a free joint's linear velocity in the world frame,
 its angular velocity in the body frame).
@@ -93,8 +95,9 @@ def _quat_log(q) -> np.ndarray:
 class Motion:
     """The model's configuration along the baked motion (module doc). ``joints``: MuJoCo
     hinge or slide joint -> its values at ``times``; ``free``: free joint -> its body's world
-    poses at ``times`` (n x 4 x 4). Raises :class:`.model.PhysicsError` for a name the
-    model has not, or a joint of another type."""
+    poses at ``times`` (n x 4 x 4), ball joint -> its rotations (the 4x4s' rotation parts).
+    Raises :class:`.model.PhysicsError` for a name the model has not, or a joint of another
+    type."""
 
     def __init__(self, mj, model, times, joints: dict, free: dict):
         self.nq, self.nv = model.nq, model.nv
@@ -106,15 +109,16 @@ class Motion:
             j = _joint_id(mj, model, name, (HINGE, SLIDE), "hinge or slide")
             self.cols.append(int(model.jnt_qposadr[j]))
             values.append(np.asarray(v, float))
-        self.free = []
+        self.free = []  # (qpos address, position too?) per free or ball joint given
         for name, T in free.items():
-            j = _joint_id(mj, model, name, (FREE,), "free")
+            j = _joint_id(mj, model, name, (FREE, BALL), "free or ball")
             T = np.asarray(T, float)
             q = se3.rot_to_quat(T[:, :3, :3])
             flip = np.cumprod(np.where(np.sum(q[1:] * q[:-1], axis=1) < 0, -1.0, 1.0))
             q[1:] *= flip[:, None]
-            self.free.append(int(model.jnt_qposadr[j]))
-            values.append(np.hstack([T[:, :3, 3], q]))
+            moves = int(model.jnt_type[j]) == FREE
+            self.free.append((int(model.jnt_qposadr[j]), moves))
+            values.append(np.hstack([T[:, :3, 3], q]) if moves else q)
         self.spline = Spline(times, np.column_stack(values)) if values else None
         # differences: scalar qpos entries -> dofs; quaternions (free and ball) -> 3 dofs
         self.scalar_q, self.scalar_v, self.quat_q, self.quat_v = [], [], [], []
@@ -138,13 +142,15 @@ class Motion:
         out = np.tile(self.qpos0, (len(at), 1))
         if self.spline is not None:
             s = self.spline(at)
-            n1 = len(self.cols)
-            out[:, self.cols] = s[:, :n1]
-            for k, a in enumerate(self.free):
-                block = s[:, n1 + 7 * k:n1 + 7 * k + 7]
-                quat = block[:, 3:]
-                out[:, a:a + 3] = block[:, :3]
-                out[:, a + 3:a + 7] = quat / np.linalg.norm(quat, axis=1, keepdims=True)
+            col = len(self.cols)
+            out[:, self.cols] = s[:, :col]
+            for a, moves in self.free:
+                if moves:
+                    out[:, a:a + 3] = s[:, col:col + 3]
+                    a, col = a + 3, col + 3
+                quat = s[:, col:col + 4]
+                out[:, a:a + 4] = quat / np.linalg.norm(quat, axis=1, keepdims=True)
+                col += 4
         return out
 
     def velocity(self, qa, qb, dt) -> np.ndarray:

@@ -19,17 +19,13 @@ from vart_addon.bridge import schema as S  # noqa: E402
 from vart_addon.checks.replay import replay_scene_steps  # noqa: E402
 from vart_addon.physics.model import INSTALL  # noqa: E402
 from vart_addon.physics.replay import SETTLE_S  # noqa: E402
+from vart_addon.shared.frames import run_steps  # noqa: E402
 
 
 def replayed(key):
     assert bpy.ops.vart.add_example(example=key) == {'FINISHED'}
     assert bpy.ops.vart.bake() == {'FINISHED'}
-    steps = replay_scene_steps(bpy.context.scene)
-    while True:
-        try:
-            next(steps)
-        except StopIteration as stop:
-            return stop.value
+    return run_steps(replay_scene_steps(bpy.context.scene))
 
 
 @pytest.mark.parametrize("key", ["camera_tilt", "trenching", "inspection", "pinch"])
@@ -169,3 +165,57 @@ def test_a_joint_value_stored_as_a_number_replays(vart_registered):
     assert bpy.ops.vart.replay_physics() == {'FINISHED'}
     assert bpy.context.scene.vart.replay_summary.startswith("Replayed 96 frames")
     assert "A" in crank["vart_plots"]
+
+
+BALL_ARM = """<mujoco model="ball_arm"><worldbody>
+<body name="post" pos="0 0 1"><geom type="box" size=".05 .05 .05" mass="5"/>
+ <body name="upper" pos="0 0 -0.1"><joint name="shoulder" type="ball"/>
+  <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03" mass="1"/>
+  <body name="fore" pos="0.3 0 0"><joint name="elbow" type="hinge" axis="0 1 0" range="-2 2"/>
+   <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.03" mass="0.5"/></body>
+ </body></body></worldbody></mujoco>"""
+
+
+def test_a_real_spherical_joint_is_a_mujoco_ball_joint(vart_registered, tmp_path,
+                                                       monkeypatch):
+    """A ball joint read from MJCF is a real spherical vart joint; the URDF export leaves it
+    out (URDF has none) and hangs its child by a floating joint: the replay's model makes it
+    a MuJoCo ball joint again, the arm's subtree under the post (no free body, no equality),
+    and the MJCF export opens where Blender has the links."""
+    import mujoco
+
+    from vart_addon.checks import replay as R
+    from vart_addon.checks.mjcf_export import export_mjcf
+    from vart_addon.examples.common import key_value
+    path = tmp_path / "ball_arm.xml"
+    path.write_text(BALL_ARM)
+    assert bpy.ops.vart.import_mjcf(filepath=str(path)) == {'FINISHED'}
+    scene = bpy.context.scene
+    scene.frame_end = 24
+    key_value(bpy.data.objects["fore"], "elbow", "q", [(1, [0.0]), (24, [1.0])])
+    assert bpy.ops.vart.bake() == {'FINISHED'}
+    seen = {}
+    real = R.replay_steps
+
+    def spy(built, times, targets, **kw):
+        seen["built"], seen["bodies"] = built, kw["bodies"]
+        return (yield from real(built, times, targets, **kw))
+
+    monkeypatch.setattr(R, "replay_steps", spy)
+    res, _ = run_steps(R.replay_scene_steps(scene))
+    built = seen["built"]
+    assert built.balls == {"shoulder": "upper"} and built.free == {}
+    model = built.spec.compile()
+    assert model.joint("shoulder").type == mujoco.mjtJoint.mjJNT_BALL and model.neq == 0
+    assert model.body("upper").parentid == model.body("post").id
+    assert set(seen["bodies"]) == {"shoulder"} and res.bodies == {} and res.carried
+    assert res.joints == ["elbow"] and np.isfinite(res.required).all()
+    exported = export_mjcf(tmp_path / "out.xml", scene, frame=12)
+    m = mujoco.MjModel.from_xml_path(exported.file.path)
+    d = mujoco.MjData(m)
+    mujoco.mj_kinematics(m, d)
+    scene.frame_set(12)
+    for name in ("post", "upper", "fore"):
+        b = m.body(name).id
+        T = P.rigid_and_scale(P.observe(bpy.data.objects[name]), name)[0]
+        np.testing.assert_allclose(d.xpos[b], T[:3, 3], atol=1e-5, err_msg=name)
