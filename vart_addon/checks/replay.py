@@ -8,10 +8,10 @@
    geometry its evaluated meshes (as the clearance check reads them), and every real joint
    between real links that the URDF leaves out: the closures (a URDF is a tree) as equality
    constraints, and a spherical tree joint (URDF has none: its child hangs from the root by
-   a floating joint) as a MuJoCo ball joint
-   (:func:`vart_addon.physics.model.ball_joints`); built by :func:`vart_addon.physics.model.build_spec`
-   posed at the first frame (:func:`vart_addon.physics.mjcf_export.posed_spec`) with a
-   ground plane at z = 0, the root link free and where it is at the first frame;
+   a floating joint) as a MuJoCo ball joint (:func:`vart_addon.physics.model.ball_joints`);
+   built by :func:`vart_addon.physics.model.build_spec` posed at the first frame
+   (:func:`vart_addon.physics.mjcf_export.posed_spec`) with a ground plane at z = 0, the root
+   link free and where it is at the first frame;
 2. the trajectory: at every frame, the URDF joint values that put the links where their
    baked keys put them (:func:`~vart_addon.formats.urdf.from_linkage.urdf_joint_values`,
    angles unwrapped; a planar joint's as its three MuJoCo joints), and the world poses of the

@@ -91,9 +91,10 @@ def replay_steps(built: Built, times, targets: dict, *, bodies=None,
     joint needs one, others given are used for the start and the inverse dynamics);
     ``bodies``: free joint (``FREE_JOINT`` for the root, a floating joint's name) -> its
     body's world poses (n x 4 x 4); ball joint -> its child's rotations relative to its
-    reference orientation (the 4x4s' rotation parts). A generator yielding ``(frames done, frames)`` after each
-    frame and returning the :class:`ReplayResult` (``StopIteration.value``); closing it
-    early stops the replay (the result so far is then lost). Raises :class:`PhysicsError`."""
+    reference orientation (the 4x4s' rotation parts). A generator yielding ``(frames done,
+    frames)`` after each frame and returning the :class:`ReplayResult`
+    (``StopIteration.value``); closing it early stops the replay (the result so far is then
+    lost). Raises :class:`PhysicsError`."""
     mj = mujoco_module()
     t0 = time.perf_counter()
     times = np.asarray(times, float)

@@ -56,11 +56,11 @@ def test_a_story_replays_with_its_joints_tracked(vart_registered, key):
                    "own 100 N m effort limit (no published ATHLETE joint torque was found); "
                    "standing takes about 1.5 kN m at each hip pitch. Measured (issue 30: the "
                    "servos first settle into frame 1): every hip pitch servo is at 100 % of the "
-                   "limit from frame 1 (leg0's to the end), knees and hip yaws too; the deck falls while "
-                   "settling, before the motion starts (fell_at 0, after 0.34-0.36 s) in all "
-                   "four stories; inverse dynamics with the deck carried and the legs off the "
-                   "ground already needs 408, 1240, 427, 475 N m at leg0's hip pitch "
-                   "(camera_tilt, trenching, inspection, pinch)")
+                   "limit from frame 1 (leg0's to the end), knees and hip yaws too; the deck "
+                   "falls while settling, before the motion starts (fell_at 0, after "
+                   "0.34-0.36 s) in all four stories; inverse dynamics with the deck carried "
+                   "and the legs off the ground already needs 408, 1240, 427, 475 N m at "
+                   "leg0's hip pitch (camera_tilt, trenching, inspection, pinch)")
 @pytest.mark.parametrize("key", ["camera_tilt", "trenching", "inspection", "pinch"])
 def test_the_stories_replay_without_a_fall(vart_registered, key):
     res, _ = replayed(key)
