@@ -253,6 +253,10 @@ class VART_PG_settings(bpy.types.PropertyGroup):
         name="Linear Acceleration Limit", default=0.0, min=0.0,
         description="Acceleration limit of prismatic joints for the peaks list (m/s^2; "
                     "0: none)")
+    check_after_bake: BoolProperty(
+        name="Check After Bake", description="After each bake, run Will It Run? over the "
+        "baked range (clearance, balance, static torque, slip) and say in the bake's report "
+        "when the motion fails any of them", default=True)
     statics_friction: FloatProperty(
         name="Friction", description="Friction coefficient of every contact with the ground "
         "(the statics check's friction cones)", default=0.8, min=0.0, soft_max=2.0)

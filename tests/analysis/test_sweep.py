@@ -75,7 +75,22 @@ def test_stability_margin_and_where_it_is_lost():
     assert res.column("support") == [4] * 11
     st = res.derived["stability"]
     assert st["first_stable"]["sample"] == 0
-    assert st["lost_at"]["values"]["slide"] == pytest.approx(SM.HALF)
+    # decided by the contact forces (issue 30, item 5): with the load over the edge the
+    # centre of pressure is on it (held, marginally); beyond it the pins would have to pull,
+    # and what they cannot give is the load's moment about the edge
+    assert st["lost_at"]["values"]["slide"] == pytest.approx(SM.HALF + 0.1)
+    weight = 1.0 * SM.G
+    np.testing.assert_allclose(res.column("unsupported_moment"),
+                               weight * np.maximum(0.0, x - SM.HALF), atol=1e-6 * weight)
+    np.testing.assert_allclose(res.column("unsupported_force"), 0.0, atol=1e-6 * weight)
+    loads = np.array([res.column(f"load:pin{i}") for i in range(4)])
+    held = x <= SM.HALF
+    np.testing.assert_allclose(loads.sum(axis=0)[held], weight, rtol=1e-6)
+    # the far pins (x = +HALF: pin1, pin2) carry (HALF + x) / (2 HALF) of it, shared
+    np.testing.assert_allclose((loads[1] + loads[2])[held], weight * (SM.HALF + x[held]) / (2 * SM.HALF),
+                               rtol=1e-6, atol=1e-6 * weight)
+    # the load rides on the plate through a virtual slide: the model's guide holds its weight
+    np.testing.assert_allclose(res.column("guide_force"), weight, rtol=1e-6)
 
 
 def test_support_polygon_margin_cases():

@@ -13,7 +13,10 @@ Columns (units in :attr:`Column.unit`):
 - with contacts: ``com.x``, ``com.y``, ``com.z`` (the centre of mass of every link with mass,
   world, m), ``support`` (how many contacts support), ``margin`` (m: the distance from the
   centre of mass, projected along gravity, to the edge of the support polygon, positive
-  inside) and ``stable`` (1 when the margin is > 0);
+  inside), ``load:<joint>`` (N: the normal force each contact carries, 0 when it does not
+  support), ``unsupported_force`` (N) and ``unsupported_moment`` (N m: what no contact
+  forces can give), ``guide_force`` (N: what the model's other virtual joints hold the robot
+  with) and ``stable`` (1 when contact forces hold the robot);
 - ``status`` (``converged``; ``stalled``: it stopped improving, as a potential's minimum
   or a compromise ends; ``out of budget``), ``iterations``, ``unmet`` (the goals left unmet,
   ``; ``-separated; a solve that raised: ``error: ...``).
@@ -21,7 +24,16 @@ Columns (units in :attr:`Column.unit`):
 The support polygon is the convex hull of the supporting contacts' points projected on the
 plane through the world origin normal to gravity (the world xy plane when gravity is off).
 Fewer than three points span no area: the margin is then minus the distance to the point or
-segment they span (never stable).
+segment they span.
+
+Stability is decided by the forces, not by the margin (:mod:`vart_addon.physics.statics`):
+the real robot (real links and joints) with each spring's torque as solved (``-k (q -
+rest)``), each locked real joint rigid and each other real joint free, is stable when point
+contacts at the supporting contacts (normal opposite gravity, Coulomb friction of the
+study's ``friction``, never pulling) can hold it, the model's other virtual joints on links
+that touch nothing (a guide keeping a hanging heel over the step) and between real links
+holding what their constraints hold (``guide_force``; virtual links stand still). A push that the margin does
+not see (a step pressing on a heel harder than the robot weighs) tips it.
 """
 from __future__ import annotations
 
@@ -29,6 +41,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..physics.static_model import StaticModel
+from ..physics.statics import Contact as Touching
+from ..physics.statics import solve_pose
 from ..physics.support import support_margin
 
 
@@ -63,6 +78,7 @@ class Recorder:
         u = np.cross(down, [1.0, 0.0, 0.0] if abs(down[0]) < 0.9 else [0.0, 1.0, 0.0])
         u /= np.linalg.norm(u)
         self.plane = np.stack([u, np.cross(down, u)])  # (2, 3): the support plane's axes
+        self.down = down
         cols = [Column("sample", "1")]
         cols += [Column(f"value:{v.label}", _unit(linkage.joint(v.joint).jtype, v.dof))
                  for v in study.variables]
@@ -75,7 +91,11 @@ class Recorder:
         cols += [Column(f"limit:{j.name}{s}", "1") for j, s, _ in self.limited]
         if study.contacts:
             cols += [Column("com.x", "m"), Column("com.y", "m"), Column("com.z", "m"),
-                     Column("support", "1"), Column("margin", "m"), Column("stable", "1")]
+                     Column("support", "1"), Column("margin", "m")]
+            cols += [Column(f"load:{c.joint}", "N") for c in study.contacts]
+            cols += [Column("unsupported_force", "N"), Column("unsupported_moment", "N m"),
+                     Column("guide_force", "N"), Column("stable", "1")]
+            self.statics = self._statics_model(linkage)
         cols += [Column("status", ""), Column("iterations", "1"), Column("unmet", "")]
         self.columns = cols
 
@@ -103,15 +123,51 @@ class Recorder:
         out += [state, int(status.iterations), "; ".join(status.unmet)]
         return out
 
+    def _statics_model(self, lk) -> StaticModel | None:
+        """The real robot's statics (see the module doc): locked real joints are motors
+        without a limit, springs' torques are given per sample, the others are free."""
+        g = lk.gravity
+        if g is None or not np.any(g) or not any(not link.virtual for link in lk.links.values()):
+            return None
+        free = [j.name for j in self.joints if not j.virtual and j.dof == 1
+                and j.lock_q is None and not (j.stiffness > 0 and j.rest_q is not None)]
+        sm = StaticModel(lk, gravity=g, passive=free)
+        #: the model's virtual joints that may hold a real link, and locked real links
+        self._virtual = [j for j in lk.all_joints() if (j.virtual or j.is_root and
+                                                        j.lock_q is not None)
+                         and ({j.parent, j.child} & set(sm.index))]
+        return sm
+
     def _stability(self, poses, at_limit) -> list:
         mass = sum(link.mass for link in self.masses)
         com = np.full(3, np.nan) if mass == 0 else sum(
             link.mass * (poses[link.name][:3, :3] @ link.com + poses[link.name][:3, 3])
             for link in self.masses) / mass
-        pts = []
+        up = -self.down
+        pts, touching = [], []
         for c in self.study.contacts:
             j = self.lk.joint(c.joint)
+            p = (poses[j.child] @ j.T_child_frame)[:3, 3]
             if c.when == "always" or at_limit.get(j.name, False):
-                pts.append((poses[j.child] @ j.T_child_frame)[:3, 3])
+                pts.append(p)
+                touching.append(Touching(c.joint, j.child, p, up, self.study.friction))
         margin = support_margin(self.plane @ com, [self.plane @ p for p in pts])
-        return [*com.tolist(), len(pts), margin, int(margin > 0)]
+        loads = dict.fromkeys((c.joint for c in self.study.contacts), 0.0)
+        if self.statics is None:  # no gravity or no robot: nothing to hold
+            return [*com.tolist(), len(pts), margin, *loads.values(), 0.0, 0.0, 0.0, 1]
+        sm = self.statics
+        touching = [c for c in touching if c.link in sm.index]
+        known = {j.name: -float(j.stiffness) * float(self.lk.joint_q(j, poses)[0]
+                                                     - j.rest_q[0])
+                 for j in self.springs if not j.virtual and j.dof == 1}
+        touched, names = {c.link for c in touching}, {c.name for c in touching}
+        real = sm.index
+        # a virtual joint holding a touching link to the ground (or to a virtual link, which
+        # stands still) duplicates its contacts (a stance foot's weld): left out
+        guides = [j for j in self._virtual if j.name not in names
+                  and not (({j.parent, j.child} - set(real)) and {j.parent, j.child} & touched)]
+        st = solve_pose(sm, poses, touching, known, guides)
+        for c, fn in zip(touching, st.normal):
+            loads[c.name] += float(fn)
+        return [*com.tolist(), len(pts), margin, *loads.values(), st.unsupported_force,
+                st.unsupported_moment, st.guide_force, int(st.balanced)]

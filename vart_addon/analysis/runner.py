@@ -34,7 +34,10 @@ from .study import Study, StudyError, parse
 from .sweep import prepare, solve_chunk
 
 #: The files of vart's Blender-free core that a worker needs, relative to the package.
-CORE = ("__init__.py", "solver", "analysis", "formats/__init__.py", "formats/atomic.py")
+CORE = ("__init__.py", "solver", "analysis", "formats/__init__.py", "formats/atomic.py",
+        # a sample's stability: the statics of the pose (numpy only)
+        "physics/__init__.py", "physics/qp.py", "physics/support.py", "physics/static_model.py",
+        "physics/statics.py")
 
 
 class StudyCancelled(Exception):

@@ -8,7 +8,7 @@ The document::
      "variables": [{"joint": "step", "dof": 0, "grid": {"start": 0.0, "stop": 0.08, "count": 41}}],
      "samples": null, "seed": 0,
      "contacts": [{"joint": "heel_r", "when": "at_limit"}, {"joint": "toe_r", "when": "always"}],
-     "chunk": 8, "limit_tol": 1e-6, "trace": false}
+     "friction": 0.8, "chunk": 8, "limit_tol": 1e-6, "trace": false}
 
 - ``variables``: each a joint (``dof``: which of its values, default 0) and either a ``grid``
   (``start``, ``stop``, ``count`` >= 1: evenly spaced, both ends included) or a distribution:
@@ -19,7 +19,10 @@ The document::
   Carlo). A study does not mix the two.
 - ``contacts``: joints whose child-side frame origin is a support point (a foot on the ground:
   a joint from the world to the foot), ``when`` ``"always"`` or ``"at_limit"`` (only while one
-  of the joint's values is at a limit: a point-slider that touched down).
+  of the joint's values is at a limit: a point-slider that touched down). Each is a point
+  contact on the child link, its surface normal opposite gravity, with the Coulomb
+  ``friction`` coefficient (default 0.8): a sample is stable when contact forces inside those
+  cones hold the robot (:mod:`vart_addon.physics.statics`).
 - ``chunk``: samples per task (each chunk is solved warm-started along its samples from the
   model's configuration, so the table does not depend on how many workers run it).
 - ``limit_tol``: how close to a limit (m, rad) counts as at the limit.
@@ -41,7 +44,9 @@ VERSION = 1
 DISTRIBUTIONS = {"uniform": ("low", "high"), "normal": ("mean", "std"),
                  "truncnormal": ("mean", "std", "low", "high")}
 _TOP = {"format", "version", "variables", "samples", "seed", "contacts", "chunk", "limit_tol",
-        "name", "trace"}
+        "name", "trace", "friction"}
+#: The contacts' friction coefficient when the study does not give one.
+FRICTION = 0.8
 
 
 class StudyError(VartError):
@@ -81,6 +86,7 @@ class Study:
     limit_tol: float
     name: str = "study"
     trace: bool = False
+    friction: float = FRICTION
 
     @property
     def is_grid(self) -> bool:
@@ -255,5 +261,8 @@ def parse(doc) -> Study:
     trace = doc.get("trace", False)
     if not isinstance(trace, bool):
         _fail("trace", "true or false", trace)
+    mu = doc.get("friction", FRICTION)
+    if isinstance(mu, bool) or not isinstance(mu, (int, float)) or not 0 <= mu < math.inf:
+        _fail("friction", "a number >= 0", mu)
     return Study(variables, tuple(contacts), samples, seed, _whole(doc, "chunk", "", 8),
-                 float(tol), name, trace)
+                 float(tol), name, trace, float(mu))

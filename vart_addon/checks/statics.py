@@ -140,11 +140,11 @@ def put_markers(scene, rep: StaticsReport) -> int:
     for m in [m for m in markers if m.name.startswith(MARKER_PREFIX)]:
         markers.remove(m)
     bad = rep.failures()
-    count, last = 0, (None, None)
+    count, last = 0, (-1, "")
     for f in sorted(bad):
         kinds = ", ".join(kind for kind, _ in bad[f])
-        if last != (f - 1, kinds):
+        if last != (int(f) - 1, kinds):
             markers.new(MARKER_PREFIX + kinds, frame=int(f))
             count += 1
-        last = (f, kinds)
+        last = (int(f), kinds)
     return count

@@ -352,44 +352,79 @@ class VART_OT_bake(FrameSteps, bpy.types.Operator):
         return support.object_mode(cls, context)
 
     def _start(self, context):
-        """Begin the bake (its checks run here) and the progress bar."""
+        """Begin the bake (its checks run here) and the progress bar; with Check After Bake,
+        Will It Run? follows it in the same steps."""
         from ..animation.bake import bake_steps
         scene = context.scene
-        self._steps = bake_steps(scene, self.frame_start, self.frame_end,
-                                 bridge=bridge_cache.bridge_for(scene),
-                                 **bridge_cache.solve_kw(scene, bake=True))
+        self._baked = None
+        steps = bake_steps(scene, self.frame_start, self.frame_end,
+                           bridge=bridge_cache.bridge_for(scene),
+                           **bridge_cache.solve_kw(scene, bake=True))
+        self._steps = self._then_check(scene, steps)
         self._done, self._total = next(self._steps)  # the first frame, or the bake's errors
         context.window_manager.progress_begin(0, self._total)
 
+    def _then_check(self, scene, steps):
+        """The bake's steps, then (Check After Bake) Will It Run?'s over the baked range;
+        returns ``(bake result, checks or None, why not checked)``."""
+        n = self.frame_end - self.frame_start + 1
+        check = bool(scene.vart.check_after_bake)
+        total = 3 * n if check else n
+        try:
+            while True:
+                done, _ = next(steps)
+                yield done, total
+        except StopIteration as stop:
+            self._baked = stop.value
+        finally:
+            steps.close()
+        if not check:
+            return self._baked, None, ""
+        from ..checks.will_it_run import will_it_run_steps
+        sv = scene.vart
+        try:
+            checks = will_it_run_steps(scene, self.frame_start, self.frame_end,
+                                       ground=sv.clearance_ground,
+                                       clearance_tolerance=sv.clearance_tolerance)
+            try:
+                while True:
+                    done, _ = next(checks)
+                    yield n + done, total
+            except StopIteration as stop:
+                return self._baked, stop.value, ""
+            finally:
+                checks.close()
+        except support.ERRORS as e:  # a scene the checks cannot read: the bake stands
+            return self._baked, None, str(e)
+
     def _stopped_text(self) -> str:
+        if self._baked is not None:
+            return (f"Baked {self._baked.frames} frames; Will It Run? stopped after the "
+                    "bake (not checked)")
         return f"Bake stopped after {self._done} of {self._total} frames: nothing was keyed"
 
-    def _finish(self, context, res):
+    def _finish(self, context, value):
         from ..properties import store_status
+        res, checks, why_not = value
         scene = context.scene
         store_status(scene, res.level_status())
         scene.vart.status_summary = scene.vart.bake_summary = res.summary()
         self.report({'WARNING'} if res.unmet or res.stuck else {'INFO'}, res.summary())
+        if checks is not None:
+            from ..checks.will_it_run import store
+            text = store(scene, *checks)
+            clear, (rep, _, _) = checks
+            bad = rep.failures()
+            if clear.depth or bad:
+                self.report({'WARNING'}, "Will it run? The baked motion fails: " +
+                            ("; ".join(x for x in (clear.summary(most=2) if clear.depth
+                                                   else "", text if bad else "") if x)))
+        elif why_not:
+            self.report({'WARNING'}, f"Will it run? not checked: {why_not}")
         return {'FINISHED'}
 
     def execute(self, context):
-        from ..animation.bake import bake
-        self._defaults(context)
-        scene = context.scene
-        wm = context.window_manager
-        n = max(self.frame_end - self.frame_start + 1, 1)
-        wm.progress_begin(0, n)
-        try:
-            res = bake(scene, self.frame_start, self.frame_end,
-                       bridge=bridge_cache.bridge_for(scene),
-                       progress=lambda done, total: wm.progress_update(done),
-                       **bridge_cache.solve_kw(scene, bake=True))
-        except support.ERRORS as e:
-            self.report({'ERROR'}, str(e))
-            return {'CANCELLED'}
-        finally:
-            wm.progress_end()
-        return self._finish(context, res)
+        return self._run_all(context)
 
 
 classes = (VART_OT_drag, VART_OT_operate_joint_modal, VART_OT_key_pose, VART_OT_bake)

@@ -40,6 +40,7 @@ class VART_PT_animation(C.Panel, bpy.types.Panel):
         C.op(col, "vart.bake", text="Bake Range", icon='RENDER_ANIMATION')
         sv = C.settings(context)
         if sv is not None:
+            col.prop(sv, "check_after_bake")
             col.prop(sv, "live", text="Live (solve each frame shown)", icon='PLAY')
         from ..io_trajectory.menus import (
             draw_trajectory_sidebar,  # the File menu's trajectory entries

@@ -63,7 +63,7 @@ class StaticsReport:
     slip: dict = field(default_factory=dict)  # group -> (n,) m, made since the frame before
     lift_off: list = field(default_factory=list)  # (frame, group) a loaded contact left
     group_links: dict = field(default_factory=dict)  # group -> the link it touches with
-    converged: np.ndarray | None = None
+    converged: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     weight: float = 0.0
 
     def total_slip(self) -> dict:
@@ -126,10 +126,12 @@ class StaticsReport:
             parts.append(f"{len(free)} joints without a limit (largest {self.motors[k]} "
                          f"{np.abs(self.torque[:, k]).max(initial=0.0):.3g})")
         slip = self.total_slip()
-        if slip and max(slip.values()) > 0:
-            g = max(slip, key=slip.get)
+        if slip and sum(slip.values()) >= 0.5e-4:  # shows as 0.1 mm or more
+            g = max(slip, key=lambda k: slip[k])
             parts.append(f"loaded slip {sum(slip.values()) * 1e3:.1f} mm in all, most "
                          f"{slip[g] * 1e3:.1f} mm ({g})")
+        elif slip:
+            parts.append("no loaded slip")
         if self.lift_off:
             parts.append(f"{len(self.lift_off)} loaded lift-offs")
         head = (f"Statics of {n} frames: " + ("every frame passes" if not bad else

@@ -193,11 +193,16 @@ class StaticModel:
         bonds += [np.eye(6) for _ in self.anchored]  # (f, n about o): every wrench
         return PoseTerms(o, com, twist, gravity, bonds, T)
 
-    def _mobility(self, j, T):
-        """(T_world_mob, T_mob_child) of joint ``j`` at link poses ``T``."""
-        Tp = np.eye(4) if j.parent is None else T[self.index[j.parent]]
-        T_wm = Tp @ j.T_parent_mob
-        T_mc = se3.inverse(T_wm) @ T[self.index[j.child]] @ j.T_child_frame
+    def _mobility(self, j, T, poses=None):
+        """(T_world_mob, T_mob_child) of joint ``j`` at link poses ``T`` (real links; others
+        from ``poses``, link name -> ``T_world_link``)."""
+        def pose(name):
+            if name is None:
+                return np.eye(4)
+            i = self.index.get(name)
+            return T[i] if i is not None else np.asarray(poses[name], float)
+        T_wm = pose(j.parent) @ j.T_parent_mob
+        T_mc = se3.inverse(T_wm) @ pose(j.child) @ j.T_child_frame
         return T_wm, T_mc
 
     def _joint_twists(self, j, T, o) -> np.ndarray:
@@ -210,13 +215,22 @@ class StaticModel:
         v = R @ S[:3] + np.cross(p - o, w.T).T
         return np.vstack([v, w])
 
-    def _constraint_wrenches(self, j, T, o) -> np.ndarray:
+    def guide_wrenches(self, j, terms: PoseTerms, poses) -> np.ndarray:
+        """(6, k): what a guide (a virtual joint the caller holds the robot by, see
+        :func:`.statics.solve_pose`) can transmit at the pose of ``terms``: its constraint
+        wrenches (all six when it is locked), world, about ``terms.o``."""
+        return self._constraint_wrenches(j, terms.link_pose, terms.o, poses,
+                                         rigid=j.lock_q is not None)
+
+    def _constraint_wrenches(self, j, T, o, poses=None, rigid=False) -> np.ndarray:
         """(6, 6 - dof): a basis of the wrenches closure ``j`` can transmit (those doing no
-        work on its motion), world, about ``o``; orthonormal in ``(f, n)`` about the
-        joint's mobility origin (N and N m alike: a 1 m lever)."""
-        T_wm, T_mc = self._mobility(j, T)
+        work on its motion; ``rigid``: all six), world, about ``o``; orthonormal in
+        ``(f, n)`` about the joint's mobility origin (N and N m alike: a 1 m lever)."""
+        T_wm, T_mc = self._mobility(j, T, poses)
         q = j.jtype.fit(T_mc, j.pitch)
         S = j.jtype.subspace(q, j.pitch, T=T_mc[None])[0]  # (v, w) pairs with (f, n)
+        if rigid:
+            S = np.zeros((6, 0))
         u, sv, _ = np.linalg.svd(S, full_matrices=True)
         rank = int((sv > 1e-9 * max(1.0, sv.max(initial=0.0))).sum())
         B = u[:, rank:]  # orthonormal complement: B^T S = 0

@@ -32,8 +32,12 @@ from .qp import solve_qp
 from .static_model import StaticModel
 from .support import friction_pyramid, support_margin
 
-#: Weights of the tie-breaking quadratic terms (torques / limit, forces / weight).
-EPS_TORQUE, EPS_FORCE = 1e-6, 1e-8
+#: Weights of the tie-breaking quadratic terms (torques / limit, forces / weight) beside the
+#: worst torque ratio: small enough to move that ratio by less than 1e-4 of itself, large
+#: enough that the interior-point method resolves the least torques and forces to about
+#: 1e-5 of the weight. Without limited motors there is no ratio: the least torques and
+#: forces are the objective (weight 1), resolved to the solver's tolerance.
+EPS_TORQUE, EPS_FORCE = 1e-4, 1e-5
 #: Penalty on the equations' slacks (per unit of weight) before the two-phase fallback.
 SLACK_PENALTY = 1e3
 #: A pose is balanced when the contacts leave less than this share of the weight unsupported.
@@ -79,21 +83,25 @@ class PoseStatics:
     margin: float
     passive_torque: np.ndarray = field(default_factory=lambda: np.zeros(0))
     converged: bool = True
+    guide_force: float = 0.0
 
 
-def solve_pose(model: StaticModel, poses, contacts=(), known=None) -> PoseStatics:
+def solve_pose(model: StaticModel, poses, contacts=(), known=None, guides=()) -> PoseStatics:
     """The statics of ``model`` at ``poses`` (see :func:`_solve_pose`), with one BLAS
     thread (:func:`vart_addon.solver.threads.one_blas_thread`: its dozens of small dense
     solves are 40 times slower when a busy machine's cores are shared by BLAS threads)."""
     with one_blas_thread():
-        return _solve_pose(model, poses, contacts, known)
+        return _solve_pose(model, poses, contacts, known, guides)
 
 
-def _solve_pose(model: StaticModel, poses, contacts=(), known=None) -> PoseStatics:
+def _solve_pose(model: StaticModel, poses, contacts=(), known=None, guides=()) -> PoseStatics:
     """The statics of ``model`` at ``poses`` (link -> ``T_world_link``) on ``contacts`` (see
     the module doc). ``known``: joint name -> its torque (N m or N), held as an equation
     instead of minimised: the generalized force the joint exerts, a spring's ``-k (q -
-    rest)``. Raises :class:`VartError` for a missing pose."""
+    rest)``. ``guides``: joints of the linkage (virtual ones: a model's assumptions) that hold
+    the robot with whatever wrench their constraint allows, between a real link and the
+    ground or a virtual link (which stand still) or two real links; what they carry is
+    ``guide_force`` (N). Raises :class:`VartError` for a missing pose."""
     terms = model.frame(poses)
     contacts = list(contacts)
     weight = model.weight if model.weight > 0 else 1.0
@@ -106,10 +114,16 @@ def _solve_pose(model: StaticModel, poses, contacts=(), known=None) -> PoseStati
         W = np.concatenate([E, np.cross(p, E)], axis=1)  # (k, 6)
         cols.append((model.far[:, model.index[c.link]][:, None]
                      * (terms.twist @ W.T)))
-    for (_, parent, child), B in zip(model.bonds, terms.bond_wrench):
-        side = model.far[:, model.index[child]].astype(float)
-        if parent is not None:
-            side = side - model.far[:, model.index[parent]]
+    bonds = list(zip(model.bonds, terms.bond_wrench))
+    bonds += [((j.name, j.parent, j.child), model.guide_wrenches(j, terms, poses))
+              for j in guides]
+    n_guide = sum(B.shape[1] for _, B in bonds[len(model.bonds):])
+    for (_, parent, child), B in bonds:
+        side = np.zeros(len(model.dofs))
+        if child in model.index:
+            side += model.far[:, model.index[child]]
+        if parent in model.index:
+            side -= model.far[:, model.index[parent]]
         cols.append(side[:, None] * (terms.twist @ B))
     Qx = np.concatenate(cols, axis=1) if cols else np.zeros((len(model.dofs), 0))
     n_beta = sum(edges)
@@ -159,9 +173,13 @@ def _solve_pose(model: StaticModel, poses, contacts=(), known=None) -> PoseStati
     if ground and not model.grounded:
         margin = support_margin(terms.com[:2], [np.asarray(c.point, float)[:2] for c in ground])
     worst = float(np.nanmax(ratio)) if np.isfinite(ratio).any() else 0.0
+    guide = np.zeros(3)
+    if n_guide:
+        B = np.concatenate([B for _, B in bonds[len(model.bonds):]], axis=1)
+        guide = weight * (B[:3] @ x[len(x) - n_guide:])
     return PoseStatics(bool(balanced), unsupported_f, unsupported_n, worst, tau_motor, ratio,
                        force, fn, ft, use, terms.com, margin, tau_dof[model.passive],
-                       sol["converged"])
+                       sol["converged"], float(np.linalg.norm(guide)))
 
 
 def _solve(A_eq, b_eq, a, B, effort, limited, n_beta, n_x) -> dict:
@@ -190,22 +208,23 @@ def _qp(A_eq, b_eq, a, B, effort, limited, n_beta, n_x, penalty, torques=True):
     P = np.zeros((nz, nz))
     c = np.zeros(nz)
     G_rows, h = [], []
+    eps_t, eps_f = (EPS_TORQUE, EPS_FORCE) if torques and limited else (1.0, 0.1)
     if torques:
         c[it] = 1.0
         sig = np.where(effort > 0, effort, np.maximum(np.abs(a).max(initial=1.0), 1.0))
         Bs, as_ = B / sig[:, None], a / sig
-        P[:n_x, :n_x] += EPS_TORQUE * (Bs.T @ Bs)
-        c[:n_x] += EPS_TORQUE * (Bs.T @ as_)
+        P[:n_x, :n_x] += eps_t * (Bs.T @ Bs)
+        c[:n_x] += eps_t * (Bs.T @ as_)
         for i in limited:  # +-(a_i + B_i x) / effort_i <= t
             for sign in (1.0, -1.0):
                 row = np.zeros(nz)
                 row[:n_x], row[it] = sign * B[i] / effort[i], -1.0
                 G_rows.append(row)
                 h.append(-sign * a[i] / effort[i])
-    P[:n_x, :n_x] += EPS_FORCE * np.eye(n_x)
-    P[it, it] += EPS_FORCE
+    P[:n_x, :n_x] += eps_f * np.eye(n_x)
+    P[it, it] += eps_f
     c[n_x + 1:] += penalty
-    P[n_x + 1:, n_x + 1:] += EPS_FORCE * np.eye(2 * ne)
+    P[n_x + 1:, n_x + 1:] += EPS_FORCE * np.eye(2 * ne)  # the slacks: their penalty rules
     lower = list(range(n_beta)) + [it] + list(range(n_x + 1, nz))  # z_i >= 0
     G_low = -np.eye(nz)[lower]
     G = np.vstack([np.array(G_rows).reshape(-1, nz), G_low])

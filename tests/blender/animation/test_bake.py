@@ -459,7 +459,7 @@ class _ModalOp:
         self.reports, self.frame_start, self.frame_end, self._timer = [], frame_start, \
             frame_end, None
         self.verb = VART_OT_bake.verb
-        for name in ("_start", "modal", "_end", "_finish", "_stopped_text"):
+        for name in ("_start", "_then_check", "modal", "_end", "_finish", "_stopped_text"):
             setattr(self, name, getattr(VART_OT_bake, name).__get__(self))
 
     def report(self, kind, text):
@@ -484,6 +484,7 @@ def test_esc_stops_a_bake_cleanly_and_the_progress_shows(vart_registered):
     import types
     obs = keyed_fourbar(40, 20)
     scene = bpy.context.scene
+    scene.vart.check_after_bake = False  # the bake's steps alone (with the checks: below)
     scene.frame_set(7)
     keys = curve_counts(obs)
     timer, esc = types.SimpleNamespace(type='TIMER'), types.SimpleNamespace(type='ESC')
@@ -512,6 +513,62 @@ def test_esc_stops_a_bake_cleanly_and_the_progress_shows(vart_registered):
     assert scene.vart.bake_summary.startswith("Baked frames 1-40")
     assert scene.frame_current == 7
     assert len(fcurves_of(obs["coupler"])) > keys["coupler"]  # now keyed
+
+
+def test_check_after_bake_follows_the_bake_in_its_steps_and_esc_keeps_the_bake(
+        vart_registered):
+    """Issue 30, item 3: with Check After Bake, Will It Run? runs in the bake's own steps
+    (one progress bar over three times the frames: the bake, clearance, statics) and the
+    bake's report says what fails; Esc during the checks keeps the keys of the bake."""
+    import types
+    timer, esc = types.SimpleNamespace(type='TIMER'), types.SimpleNamespace(type='ESC')
+    assert bpy.ops.vart.add_example(example="trenching") == {'FINISHED'}
+    scene = bpy.context.scene
+    assert scene.vart.check_after_bake  # the default
+    scene.frame_set(7)
+    ctx, progress, _ = _window_context()
+    op = _ModalOp(1, 48)
+    op._start(ctx)
+    assert progress == [("begin", 144)]
+    while op._done < 60:  # into the clearance check
+        op._done, _ = next(op._steps)
+    assert op.modal(ctx, esc) == {'CANCELLED'}
+    assert op.reports[-1][1] == "Baked 48 frames; Will It Run? stopped after the bake (not checked)"
+    assert scene.frame_current == 7 and scene.vart.statics_summary == ""
+    deck = scene.objects["deck"]
+    assert len(fcurves_of(deck)) > 0  # baked
+    ctx, progress, _ = _window_context()
+    op = _ModalOp(1, 48)
+    op._start(ctx)
+    result = {'RUNNING_MODAL'}
+    while result == {'RUNNING_MODAL'}:
+        result = op.modal(ctx, timer)
+    assert result == {'FINISHED'} and ("update", 144) in progress
+    kinds = [k for k, _ in op.reports]
+    texts = [t for _, t in op.reports]
+    assert texts[-1].startswith("Will it run? The baked motion fails: Statics of 48 frames")
+    assert "1300.0 mm (ground under leg0_wheel)" in texts[-1] and {'WARNING'} in kinds
+    assert scene.vart.statics_summary and len(scene.vart.statics_rows) > 0
+
+
+
+def test_a_bake_the_checks_cannot_read_stands_and_says_why(vart_registered):
+    """A mechanism of virtual links only (no robot): the statics refuses it; the bake is
+    kept and its report says why Will It Run? did not run."""
+    import types
+    obs = keyed_fourbar(10, 20)
+    for ob in obs.values():
+        S.update_link(ob, virtual=True)
+    ctx, _, _ = _window_context()
+    op = _ModalOp(1, 10)
+    op._start(ctx)
+    result = {'RUNNING_MODAL'}
+    while result == {'RUNNING_MODAL'}:
+        result = op.modal(ctx, types.SimpleNamespace(type='TIMER'))
+    assert result == {'FINISHED'}
+    assert op.reports[-1] == ({'WARNING'}, "Will it run? not checked: the statics needs a "
+                              "robot: the linkage has no real link")
+    assert len(fcurves_of(obs["coupler"])) > 0
 
 
 @pytest.mark.parametrize("kind", ["VERTEX", "VERTEX_3"])

@@ -12,6 +12,7 @@ import pytest
 
 from vart_addon.bridge import animation as A
 from vart_addon.checks.plots import GROUP, PLOTS_KEY, plot_path
+from vart_addon.checks.statics import CONTACT, ROBOT
 
 FPS = 24.0
 LIMIT = 1.0  # rad/s: every joint of assets/athlete/athlete.urdf
@@ -72,7 +73,8 @@ def test_velocity_and_acceleration_are_curves_beside_q(vart_registered):
     scene.frame_set(30)
     assert knee[PLOTS_KEY]["leg0_knee_pitch"]["velocity"][0] == pytest.approx(v[29], abs=1e-4)
     # every animated joint: the 36 real ones and the 6 pins the bake keys, and tilt
-    plotted = {j for ob in scene.objects for j in ob.get(PLOTS_KEY, {}).keys()}
+    plotted = {j for ob in scene.objects for j in ob.get(PLOTS_KEY, {}).keys()
+               if j not in (CONTACT, ROBOT)}  # the bake's statics check keys those too
     assert len(plotted) == 43 and {"tilt", "leg0_pin"} <= plotted
     assert len(keyed("leg0_pin", "velocity")) == 48  # the wheel steering about its pin
     # again: the same keys replaced, not added
@@ -139,6 +141,9 @@ def test_plot_curves_needs_links_and_frames(vart_registered):
     assert bpy.ops.vart.plot_curves.poll() is False
     scene = baked_story()
     scene.frame_end = scene.frame_start
+    before = {ob.name: ob.get(PLOTS_KEY, {}).to_dict() for ob in scene.objects
+              if ob.get(PLOTS_KEY)}  # the bake's statics check's curves
     with pytest.raises(RuntimeError, match="two or more frames"):
         bpy.ops.vart.plot_curves()
-    assert not any(ob.get(PLOTS_KEY) for ob in scene.objects)
+    assert {ob.name: ob.get(PLOTS_KEY, {}).to_dict() for ob in scene.objects
+            if ob.get(PLOTS_KEY)} == before

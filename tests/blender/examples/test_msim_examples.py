@@ -4,8 +4,9 @@ table as the builder's linkage, without Blender), and Run Study finds what MSim 
 
 - the humanoid probing a step: below the first heel contact the step cannot be sensed (no
   joint deflects with it), from it on every compliant joint does; the robot stands balanced
-  on one foot until the step's push rolls its centre of mass past the stance foot's outer
-  edge, where stability is lost; the markers say both heights;
+  on one foot until the heel touches: the step's push, through the leg's springs, moves the
+  stance foot's centre of pressure off its sole at once (the centre of mass crosses its
+  outer edge only 19 mm of step later); the markers say both heights;
 - the gripper on an uncertain bar: the draws are the study's (seeded), each hand stays on its
   face of the bar within the face's edges, and the joints' deflections follow the bar's
   offset with the least-squares slopes the study reports."""
@@ -15,13 +16,12 @@ import bpy
 import numpy as np
 import pytest
 
+from solver_tolerances import stalled_spring_q, stalled_spring_torque
 from vart_addon import analysis as A
 from vart_addon.examples import msim_models as MM
 from vart_addon.solver import model_file as MF
 from vart_addon.studies.model_export import model_text
 from vart_addon.studies.study_doc import study_doc
-
-from solver_tolerances import stalled_spring_q, stalled_spring_torque
 
 
 def column(res, name):
@@ -82,13 +82,23 @@ def test_the_step_is_sensed_from_the_first_heel_contact_until_the_robot_tips(ste
         assert np.ptp(d[:contact]) < 1e-4, name
     ankle = column(res, "d(deflection:r_ank_pitch)/d(step)")
     assert np.all(ankle[contact + 1:contact + 10] > 1.0)
-    # balanced on the left foot at first, then the push rolls the centre of mass sideways
-    margin, com_y = column(res, "margin"), column(res, "com.y")
+    # balanced on the left foot while the right heel hangs (the model's virtual guide keeps it
+    # over the step, holding it sideways: the guide's force, what a real hanging leg lacks);
+    # from the first contact the right leg's springs press the heel on the step and the
+    # stance foot's centre of pressure leaves its sole (issue 30, item 5): stability is lost
+    # there, long before the centre of mass crosses the sole's outer edge
+    stable, margin, com_y = column(res, "stable"), column(res, "margin"), column(res, "com.y")
+    weight = 9.81 * sum(link.mass for link in MM.step_probe()[0].links.values())
+    heel, guide = column(res, "load:r_heel"), column(res, "guide_force")
     assert margin[0] > 0.03 and abs(com_y[0]) < 0.003
-    lost = int(np.argmax(margin <= 0))
-    assert lost > contact and np.all(margin[:lost] > 0)
+    lost = int(np.argmax(stable == 0))
+    assert lost == contact and stable[:contact].all() and not stable[contact:].any()
+    assert (heel[:contact] == 0).all() and heel[contact] > 0.1 * weight
+    assert (guide[:contact] > 0.05 * weight).all() and (guide[contact:] == 0).all()
+    assert margin[contact] > 0.03  # the centre of mass alone says nothing yet
+    crossed = int(np.argmax(margin <= 0))
     outer = (MM.FOOT_INNER_Y - MM.FOOT_OUTER_Y) / 2  # the outer edge, from the sole centre
-    assert com_y[lost - 1] < outer <= com_y[lost]
+    assert crossed > contact and com_y[crossed - 1] < outer <= com_y[crossed]
     markers = {m.name: m.frame for m in scene.timeline_markers}
     first = scene.vart.study.first_frame
     assert markers[f"r_heel.tz lower: step={step[contact]:.4g} m"] == first + contact
