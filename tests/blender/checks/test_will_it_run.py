@@ -65,7 +65,7 @@ def test_story_2_drags_leg_0s_wheel_1_3_m_under_load(vart_registered):
 
 def test_story_3_scrubs_a_wheel_446_mm(vart_registered):
     rep, _, _ = statics(story("inspection"))
-    assert rep.total_slip()["ground under leg0_wheel"] == pytest.approx(0.4466, abs=0.002)
+    assert rep.total_slip()["ground under leg0_wheel"] == pytest.approx(0.4485, abs=0.001)
 
 
 def test_story_4_has_its_centre_of_mass_outside_wheels_2_to_5(vart_registered):
