@@ -107,6 +107,24 @@ def test_not_json_and_missing_file(tmp_path):
         MF.read(tmp_path / "none.json")
 
 
+def test_a_file_nested_too_deeply_is_refused_with_the_place():
+    """Fixed defect (issue 35): JSON nested 100,000 deep raised RecursionError out of
+    ``loads`` (the study command then exited 1 with a traceback), and a value nested 900 deep,
+    which Python's JSON reader still takes, raised it while the message showed the value."""
+    with pytest.raises(MF.ModelFileError, match=r"not JSON: arrays and objects nested more "
+                       r"than 500 deep \(line 1, column 501\)"):
+        MF.loads("[" * 100_000 + "]" * 100_000)
+    text = MF.dumps(rich_linkage())
+    deep = text.replace('"lower": [', '"lower": ' + "[" * 100_000 + "]" * 100_000 + ", \"x\": [",
+                        1)
+    with pytest.raises(MF.ModelFileError, match=r"nested more than 500 deep \(line \d+"):
+        MF.loads(deep)
+    d = doc()
+    d["joints"][2]["lower"] = json.loads("[" * 900 + "]" * 900)
+    with pytest.raises(MF.ModelFileError, match=r"joints\[2\].lower: .*\[\[\[\[\[\[\[\[\.\.\.\]"):
+        MF.from_dict(d)
+
+
 def test_the_document_is_not_changed_by_reading():
     d = doc()
     before = copy.deepcopy(d)

@@ -4,7 +4,7 @@ import json
 import numpy as np
 import pytest
 
-from vart_addon.solver.text import float32_clean, float32_text, json_error, plain, show
+from vart_addon.solver.text import float32_clean, float32_text, json_error, load_json, plain, show
 
 
 @pytest.mark.parametrize("value, text", [
@@ -53,3 +53,20 @@ def test_json_errors_are_worded_alike_on_every_python(doc, where):
     with pytest.raises(json.JSONDecodeError) as e:
         json.loads(doc)
     assert json_error(e.value) == where
+
+
+def test_show_writes_deep_nesting_as_an_ellipsis():
+    """A bad value may be nested as deep as Python's JSON reader takes (about 1000 levels):
+    writing it in full ran out of recursion (issue 35)."""
+    deep = json.loads("[" * 950 + "]" * 950)
+    assert show(deep) == "[" * 8 + "..." + "]" * 8
+    assert show({"a": [1, {"b": np.float64(2.0)}]}) == "{'a': [1, {'b': 2.0}]}"
+
+
+def test_load_json_refuses_deep_nesting_as_a_json_error_at_its_place():
+    text = '{"a": "[[[[", "b":\n  ' + "[" * 100_000 + "]" * 100_000 + "}"
+    with pytest.raises(json.JSONDecodeError) as e:
+        load_json(text)
+    # the object is the first level, so the 500th "[" (after two spaces) is the 501st
+    assert json_error(e.value) == (2, 2 + 500, "arrays and objects nested more than 500 deep")
+    assert load_json('{"a": [[1]]}') == {"a": [[1]]}

@@ -45,7 +45,7 @@ from . import tree_edit
 from .errors import VartError
 from .linkage import Linkage
 from .solver import Settings
-from .text import json_error, show
+from .text import json_error, load_json, show
 
 FORMAT = "vart-model"
 VERSION = 2
@@ -368,7 +368,7 @@ def _joint_goals(lk: Linkage, o: _Obj):
 def loads(text: str) -> tuple[Linkage, Settings]:
     """The linkage and settings of a model file's JSON text."""
     try:
-        doc = json.loads(text)
+        doc = load_json(text)
     except json.JSONDecodeError as e:
         line, col, msg = json_error(e)
         raise ModelFileError(f"model file: not JSON: {msg} (line {line}, column {col})") \

@@ -9,19 +9,41 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import re
 
 import numpy as np
 
 
-def plain(value):
+class _Elided:
+    """What :func:`show` writes for lists and objects nested deeper than it shows."""
+
+    def __repr__(self) -> str:
+        return "..."
+
+
+_ELIDED = _Elided()
+#: How deep :func:`show` writes nested lists and dicts (a bad value in a file may be nested
+#: as deep as the JSON reader allows: Python's recursion would run out writing it).
+SHOW_DEPTH = 8
+#: How deep the JSON documents vart reads may nest before :func:`load_json` refuses them.
+JSON_DEPTH = 500
+
+
+def plain(value, depth: int | None = None):
     """``value`` with numpy scalars turned into the Python ``bool``, ``int`` or ``float`` of the
-    same value, and numpy arrays, tuples and lists into lists of those (recursively)."""
+    same value, and numpy arrays, tuples and lists into lists of those (recursively; lists
+    and dicts below ``depth`` levels, when given, become ``...``)."""
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
     if hasattr(value, "tolist") and hasattr(value, "dtype"):  # numpy array or scalar
         return value.tolist()
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
+    if isinstance(value, (list, tuple, dict)):
+        if depth is not None and depth <= 0:
+            return _ELIDED
+        deeper = None if depth is None else depth - 1
+        if isinstance(value, dict):
+            return {k: plain(v, deeper) for k, v in value.items()}
+        return [plain(v, deeper) for v in value]
     if isinstance(value, numbers.Integral):
         return int(value)
     if isinstance(value, numbers.Real):
@@ -31,8 +53,32 @@ def plain(value):
 
 def show(value) -> str:
     """``value`` as a message shows it: strings quoted (``'knee'``), numbers as Python writes
-    them (``0.5``, ``nan``, ``1e+39``), sequences as lists; numpy's types never named."""
-    return repr(plain(value))
+    them (``0.5``, ``nan``, ``1e+39``), sequences as lists; numpy's types never named; lists
+    and objects nested deeper than :data:`SHOW_DEPTH` as ``...``."""
+    return repr(plain(value, SHOW_DEPTH))
+
+
+def load_json(text: str, **kw):
+    """``json.loads(text, **kw)``; a document nested too deeply for Python's JSON reader (it
+    raises RecursionError, at about 1000 levels) raises ``json.JSONDecodeError`` instead, at
+    the place where its arrays and objects first nest :data:`JSON_DEPTH` deep, so readers
+    report it as any other JSON error (:func:`json_error`)."""
+    try:
+        return json.loads(text, **kw)
+    except RecursionError:
+        raise json.JSONDecodeError(f"arrays and objects nested more than {JSON_DEPTH} deep",
+                                   text, _depth_exceeded(text, JSON_DEPTH)) from None
+
+
+def _depth_exceeded(text: str, depth: int) -> int:
+    """The index in JSON ``text`` where arrays and objects first nest more than ``depth``
+    deep (0 if they never do), strings not counted."""
+    blank = re.sub(r'"(?:[^"\\]|\\.)*"', lambda m: " " * len(m.group()), text)
+    code = np.frombuffer(blank.encode("utf-32-le"), dtype=np.uint32)  # one per character
+    step = (np.isin(code, (ord("["), ord("{"))).astype(np.int64)
+            - np.isin(code, (ord("]"), ord("}"))))
+    over = np.flatnonzero(np.cumsum(step) > depth)
+    return int(over[0]) if over.size else 0
 
 
 def float32_text(value: float) -> str:
