@@ -4,6 +4,7 @@ loses only its chunk, retried once and reported; an unreachable scheduler and ba
 refused before any work; the command line ``python -m vart_addon.analysis``."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -13,6 +14,7 @@ import numpy as np
 import pytest
 
 import study_models as SM
+import study_tasks
 from repo_paths import REPO
 from vart_addon import analysis as A
 from vart_addon.analysis.sweep import solve_chunk
@@ -45,6 +47,19 @@ def test_local_process_pool(reference):
     assert res.run["where"] == "2 local processes" and res.run["retried"] == []
 
 
+def test_a_process_of_the_local_pool_dying_is_retried_and_reported(tmp_path, reference):
+    """Fixed gap (issue 35): the pool's retry report was never checked. A process dying
+    breaks the pool: its chunk and every chunk not yet finished are solved again in this
+    process, each reported once, by vart."""
+    task = functools.partial(study_tasks.dies_once, str(tmp_path / "died"))
+    res = A.run(plan(), workers=2, task=task)
+    same_table(res, reference)
+    retried = {r["first_sample"]: r for r in res.run["retried"]}
+    assert 3 in retried and "BrokenProcessPool" in retried[3]["reason"]
+    assert {r["by"] for r in retried.values()} == {"vart"}
+    assert set(retried) <= {0, 3, 6, 9} and res.run["failed"] == []
+
+
 def _no_blender():
     import sys as s
     return tuple(sorted(m for m in s.modules if m.split(".")[0] in ("bpy", "mathutils", "gpu")))
@@ -63,6 +78,72 @@ def test_dask_local_cluster(reference):
     assert all("vart_core.zip" in f for f in files.values())  # the uploaded core
 
 
+def _thread_limit():
+    import threadpoolctl
+
+    from vart_addon.solver import threads
+    return threads.available(), threadpoolctl.__file__
+
+
+def test_dask_workers_get_the_thread_limit_with_the_core():
+    """threadpoolctl travels in the uploaded core (workers need only numpy and distributed),
+    so a worker's solves run on one BLAS thread too."""
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        A.run(A.plan({**STUDY, "chunk": 12}, SM.tilted_spring_arm()), client=client)
+        found = list(client.run(_thread_limit).values())
+    assert found[0][0] is True and "vart_core.zip" in found[0][1]
+
+
+def test_the_schedulers_own_reruns_are_reported():
+    """Fixed defect (issue 35): a task whose worker died was run again by Dask's scheduler
+    (within ``allowed-failures``) and vart said nothing. Now each such chunk is in
+    ``run.retried`` with ``by: "dask"``."""
+    import tempfile
+    marker = os.path.join(tempfile.mkdtemp(), "died")
+
+    def dies_once(model_text, study_doc, start, values):
+        if start == 3 and not os.path.exists(marker):
+            open(marker, "w").close()
+            os._exit(1)
+        return solve_chunk(model_text, study_doc, start, values)
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        res = A.run(plan(), client=client, task=dies_once)
+    assert res.column("sample") == list(range(12)) and res.run["failed"] == []
+    by = {r["first_sample"]: r for r in res.run["retried"]}
+    assert by[3]["by"] == "dask" and "ran it again 1 time(s)" in by[3]["reason"]
+    assert all(r["by"] == "dask" for r in by.values())  # vart had nothing to retry
+
+
+def test_reruns_read_from_the_schedulers_events():
+    """What each ``remove-worker`` event means for a chunk: a task running or waiting on the
+    worker is run again unless the scheduler gave up on it (KilledWorker: vart's retry,
+    reported by vart); a lost result is recomputed; other keys and older events are not
+    this run's."""
+    from vart_addon.analysis.runner import _dask_reruns
+    chunk_of = {"a": (0, [0.1]), "b": (3, [0.2]), "b2": (3, [0.2]), "c": (6, [0.3])}
+
+    def removed(t, worker, processing=(), lost=(), expected=False):
+        return (t, {"action": "remove-worker", "worker": worker, "expected": expected,
+                    "processing-tasks": set(processing), "lost-computed-tasks": set(lost)})
+    events = [removed(1.0, "w0", ["a"]),                    # before this run
+              (5.0, {"action": "add-worker", "worker": "w3"}),
+              removed(6.0, "w1", ["a", "b", "other"]),
+              removed(7.0, "w2", ["b"], lost=["c"]),
+              removed(8.0, "w4", ["b2"], expected=True)]
+    out = _dask_reruns(events, chunk_of, gave_up={"b"}, since=2.0)
+    assert [(r["first_sample"], r["by"]) for r in out] == [(0, "dask"), (3, "dask"),
+                                                           (3, "dask"), (6, "dask")]
+    reasons = [r["reason"] for r in out]
+    assert "1 time(s): its worker (w1 died)" in reasons[0]
+    assert "1 time(s): its worker (w1 died)" in reasons[1]  # b: w2's death gave up
+    assert "(w4 left)" in reasons[2] and "(w2 died)" in reasons[3]
+
+
 def test_a_dead_worker_loses_only_its_chunk_retried_once(tmp_path, reference):
     marker = str(tmp_path / "died")
 
@@ -79,9 +160,11 @@ def test_a_dead_worker_loses_only_its_chunk_retried_once(tmp_path, reference):
         res = A.run(plan(), client=client, task=dies_once)
     same_table(res, reference)
     # its chunk, and any other chunk the scheduler had already queued on that worker
-    retried = {r["first_sample"]: r["reason"] for r in res.run["retried"]}
+    retried = {r["first_sample"]: r["reason"] for r in res.run["retried"] if r["by"] == "vart"}
     assert 3 in retried and "KilledWorker" in retried[3]
     assert res.run["failed"] == []
+    # allowed-failures 0: the scheduler re-ran nothing itself
+    assert [r for r in res.run["retried"] if r["by"] == "dask"] == []
 
 
 def test_a_chunk_failing_twice_is_reported_and_left_out():
@@ -135,4 +218,22 @@ def test_command_line_bad_input(tmp_path):
     out = cli("study.json", "model.json", "--out", "res", "--scheduler", "tcp://127.0.0.1:9",
               "--timeout", "1", cwd=tmp_path)
     assert out.returncode == 2 and "does not answer" in out.stderr
+    assert not (tmp_path / "res").exists()
+
+
+def test_command_line_files_nested_too_deeply(tmp_path):
+    """Fixed defect (issue 35): a model file nested 100,000 deep raised RecursionError (exit
+    status 1 and a traceback); the model file and the study are refused with status 2."""
+    deep = "[" * 100_000 + "]" * 100_000
+    (tmp_path / "study.json").write_text(json.dumps(STUDY))
+    (tmp_path / "model.json").write_text(SM.tilted_spring_arm())
+    (tmp_path / "deep.json").write_text(deep)
+    out = cli("study.json", "deep.json", "--out", "res", "--workers", "0", cwd=tmp_path)
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert "model file: not JSON: arrays and objects nested more than 500 deep (line 1, " \
+           "column 501)" in out.stderr
+    out = cli("deep.json", "model.json", "--out", "res", "--workers", "0", cwd=tmp_path)
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert "study 'deep.json': not JSON: arrays and objects nested more than 500 deep" \
+        in out.stderr
     assert not (tmp_path / "res").exists()

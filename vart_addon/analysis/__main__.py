@@ -13,13 +13,14 @@ import json
 import sys
 
 from ..solver import VartError
+from ..solver.text import load_json
 from . import results, runner
 
 
 def _load_json(path, what):
     try:
         with open(path, encoding="utf-8") as f:
-            return json.load(f)
+            return load_json(f.read())
     except OSError as e:
         raise VartError(f"{what} {path!r}: {e.strerror or e}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
@@ -69,7 +70,8 @@ def main(argv=None) -> int:
           f"{r['where']}); wrote {paths[0]} and {paths[1]}", file=sys.stderr)
     for k in ("retried", "failed"):
         for c in r[k]:
-            print(f"chunk from sample {c['first_sample']} {k}: {c['reason']}", file=sys.stderr)
+            print(f"chunk from sample {c['first_sample']} {k} by {c['by']}: {c['reason']}",
+                  file=sys.stderr)
     return 1 if r["failed"] else 0
 
 

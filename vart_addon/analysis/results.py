@@ -27,7 +27,8 @@ from .quantities import Column
 @dataclass
 class Results:
     """A finished study: ``columns``, ``rows`` (sample order), ``derived`` and ``run``
-    (``retried``/``failed``: chunks a worker lost, by first sample, with the reason)."""
+    (``retried``/``failed``: chunks run again or left out, by first sample, with the reason
+    and ``by``, which layer re-ran it: ``"vart"`` or ``"dask"``, see :mod:`.runner`)."""
 
     study_doc: dict
     columns: list

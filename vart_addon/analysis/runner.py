@@ -6,13 +6,18 @@ The samples are split into chunks of ``study.chunk`` samples, each one task
 (:func:`.sweep.solve_chunk`); results are gathered as they finish. A chunk whose task fails
 (its worker died, or anything else went wrong) is submitted once more; if that fails too its
 samples are left out. Both are reported in ``Results.run`` (``retried``, ``failed``: the
-chunk's first sample and the reason). On Dask, the scheduler itself first re-runs a task
-whose worker died, up to its ``distributed.scheduler.allowed-failures`` (default 3) before it
-gives up with ``KilledWorker``; vart's retry comes after that.
+chunk's first sample, the reason and ``by``: ``"vart"``). On Dask, the scheduler itself
+first re-runs a task whose worker died (or left) while it ran or waited there, up to its
+``distributed.scheduler.allowed-failures`` (default 3) before it gives up with
+``KilledWorker``; vart's retry comes after that. The scheduler's re-runs are reported too,
+with ``by``: ``"dask"`` (read from the scheduler's ``remove-worker`` events once the chunks
+are in: :func:`_dask_reruns`). A chunk's result is released on the cluster as soon as it is
+gathered, so a worker lost later costs no recomputation.
 
 Dask workers need Python, numpy and ``distributed``, never Blender nor vart installed: the
 client sends them vart's Blender-free core (``vart_addon`` with ``solver``, ``analysis`` and
-``formats/atomic.py``, zipped: :func:`core_archive`) as Dask's ``UploadFile`` worker plugin
+``formats/atomic.py``, and ``threadpoolctl`` for :mod:`vart_addon.solver.threads` when this
+Python has it; zipped: :func:`core_archive`) as Dask's ``UploadFile`` worker plugin
 (what ``Client.upload_file`` sends to workers, not to the scheduler), which puts it first on
 each worker's ``sys.path`` (also on workers that join later). Workers running in the
 client's own process (``LocalCluster(processes=False)``) need ``upload=False``: they share
@@ -68,7 +73,8 @@ def plan(study_doc: dict, model_text: str) -> Plan:
 
 
 def core_archive(folder) -> str:
-    """A zip of vart's Blender-free core (package ``vart_addon``) in ``folder``; its path."""
+    """A zip of vart's Blender-free core (package ``vart_addon``) in ``folder``, with
+    ``threadpoolctl`` (one module) when it can be imported here; its path."""
     package = Path(__file__).resolve().parent.parent
     path = os.path.join(folder, "vart_core.zip")
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
@@ -76,6 +82,12 @@ def core_archive(folder) -> str:
             p = package / entry
             for f in sorted(p.rglob("*.py")) if p.is_dir() else [p]:
                 z.write(f, f"vart_addon/{f.relative_to(package).as_posix()}")
+        try:
+            import threadpoolctl
+        except ImportError:
+            pass
+        else:
+            z.write(threadpoolctl.__file__, "threadpoolctl.py")
     return path
 
 
@@ -143,11 +155,11 @@ def _run_pool(p, n, take, state, task):
             except Exception as e:  # a dead process breaks the pool: retried below
                 failed.append((futs[f], e))
     for (start, vals), err in sorted(failed, key=lambda x: x[0][0]):
-        state["retried"].append({"first_sample": start, "reason": repr(err)})
+        state["retried"].append({"first_sample": start, "reason": repr(err), "by": "vart"})
         try:
             take(task(p.model_text, p.study_doc, start, vals))
         except Exception as e2:
-            state["failed"].append({"first_sample": start, "reason": repr(e2)})
+            state["failed"].append({"first_sample": start, "reason": repr(e2), "by": "vart"})
 
 
 def _run_dask(p, client, upload, take, state, task):
@@ -157,25 +169,61 @@ def _run_dask(p, client, upload, take, state, task):
         with tempfile.TemporaryDirectory() as tmp:
             client.register_plugin(UploadFile(core_archive(tmp)), name="vart-core")
     starts = [s for s, _ in p.chunks]
+    since = time.time()  # the scheduler's events are stamped with its clock (same host or not:
+    # only events of this run's keys are read, so a skew only matters for reused keys)
     futs = client.map(task, [p.model_text] * len(starts), [p.study_doc] * len(starts), starts,
                       [v for _, v in p.chunks], pure=False)
     chunk_of = {f.key: c for f, c in zip(futs, p.chunks)}
     tried: set = set()
+    gave_up: set = set()  # keys the scheduler failed with KilledWorker (its last death no re-run)
     ac = as_completed(futs)
+    del futs
     try:
         for f in ac:
             start, vals = chunk_of[f.key]
             if f.status == "finished":
                 take(f.result())
+                f.release()  # nothing to recompute if its worker dies later
                 continue
-            reason = repr(f.exception())
+            err = f.exception()
+            if type(err).__name__ == "KilledWorker":
+                gave_up.add(f.key)
+            reason = repr(err)
             if start in tried:
-                state["failed"].append({"first_sample": start, "reason": reason})
+                state["failed"].append({"first_sample": start, "reason": reason, "by": "vart"})
                 continue
             tried.add(start)
-            state["retried"].append({"first_sample": start, "reason": reason})
+            state["retried"].append({"first_sample": start, "reason": reason, "by": "vart"})
             again = client.submit(task, p.model_text, p.study_doc, start, vals, pure=False)
             chunk_of[again.key] = (start, vals)
             ac.add(again)
+        state["retried"] += _dask_reruns(client.get_events("all"), chunk_of, gave_up, since)
     finally:
         client.cancel(list(ac.futures) if hasattr(ac, "futures") else [])
+
+
+def _dask_reruns(events, chunk_of: dict, gave_up: set, since: float = 0.0) -> list[dict]:
+    """The scheduler's own re-runs of this run's tasks, one entry per chunk, from its
+    ``remove-worker`` events (``(time, message)``, the scheduler's ``"all"`` topic): each lists
+    the tasks that were running or waiting on the worker (``processing-tasks``), which the
+    scheduler runs again unless it gives up on them (``gave_up``: the task's last removal
+    then led to KilledWorker, which vart's own retry reports), and finished tasks whose
+    result was lost with it (``lost-computed-tasks``: recomputed while still wanted)."""
+    runs: dict = {}
+    for stamp, msg in events:
+        if stamp < since or not isinstance(msg, dict) or msg.get("action") != "remove-worker":
+            continue
+        how = "left" if msg.get("expected") else "died"
+        for field in ("processing-tasks", "lost-computed-tasks"):
+            for key in msg.get(field, ()):
+                if key in chunk_of:
+                    runs.setdefault(key, []).append((msg.get("worker", "?"), how))
+    out = []
+    for key, lost in runs.items():
+        n = len(lost) - (key in gave_up)
+        if n > 0:
+            workers = ", ".join(f"{w} {how}" for w, how in lost[:n])
+            out.append({"first_sample": chunk_of[key][0], "by": "dask",
+                        "reason": f"Dask's scheduler ran it again {n} time(s): its worker "
+                                  f"({workers}) held it"})
+    return sorted(out, key=lambda r: r["first_sample"])
