@@ -10,6 +10,12 @@ numbers, NaN/inf, broken tree) and lenient where real files commonly bend the sp
 - ``<limit>`` without effort/velocity: 0.0 (meaning "not given"); without lower/upper: 0.0 (spec);
 - a visual naming a material that is defined nowhere: kept, with rgba None;
 - ``<mesh scale>`` with one value: uniform scale; robot without a name: "";
+- what Pinocchio (urdfdom) loads and vart once refused, read with a warning in
+  ``Robot.warnings``: a ``<limit>`` whose lower exceeds its upper (read swapped); geometry
+  URDF does not define (``<plane>``, ``<cdf>``, ...) and a ``<mesh scale>`` of neither one
+  nor three numbers: that ``<visual>`` or ``<collision>`` is skipped (urdfdom skips it too,
+  and with it the link's other geometry: vart keeps that); blank lines before the XML
+  declaration;
 - identical duplicate global materials are merged;
 - unknown elements are ignored; unknown top-level ones (gazebo, transmission, ros2_control, ...)
   are kept verbatim in ``Robot.extras`` and written back.
@@ -24,8 +30,6 @@ import dataclasses
 import os
 import xml.etree.ElementTree as ET
 from typing import Any, Optional, Union, cast
-
-from ..atomic import write_atomic
 
 # re-exported: this module is the public entry point of the URDF model
 from .base import Origin, UrdfError, axis_angle_matrix, context, matrix_to_rpy, rpy_to_matrix
@@ -43,6 +47,7 @@ from .geometry import (
 )
 from .kinematics import joint_motion, joint_values, link_poses  # noqa: F401
 from .model import AXISLESS, JOINT_TYPES, Dynamics, Joint, Limit, Link, Mimic, Robot
+from .writing import save_urdf, write_urdf
 
 __all__ = [
     "UrdfError", "Origin", "Box", "Cylinder", "Sphere", "Mesh", "Geometry", "Material", "Visual",
@@ -113,13 +118,19 @@ def _origin(parent: ET.Element) -> Origin:
                   cast(_Vec3, _nums(el, "rpy", "<origin>", "0 0 0")))
 
 
+class _Skipped(Exception):
+    """Geometry Pinocchio (urdfdom) loads the file without: the element is skipped, and the
+    message says why (``Robot.warnings``)."""
+
+
 def _geometry(parent: ET.Element) -> Geometry:
     geo = _required(parent, "geometry")
     shapes = [c for c in geo if _local(c.tag) in ("box", "cylinder", "sphere", "mesh")]
     if not shapes:
-        found = [_local(c.tag) for c in geo]
-        raise UrdfError("<geometry> has no box, cylinder, sphere or mesh"
-                        + (f" (found <{found[0]}>)" if found else ""))
+        found = [_local(c.tag) for c in geo if isinstance(c.tag, str)]
+        if found:  # <plane>, <cdf>, ...: ROS tools load the robot without it
+            raise _Skipped(f"<{found[0]}> is not URDF geometry (box, cylinder, sphere, mesh)")
+        raise UrdfError("<geometry> has no box, cylinder, sphere or mesh")
     s, kind = shapes[0], _local(shapes[0].tag)
     if kind == "box":
         return Box(cast(_Vec3, _nums(s, "size", "<box>")))
@@ -131,6 +142,8 @@ def _geometry(parent: ET.Element) -> Geometry:
     if filename is None:
         raise UrdfError("<mesh> is missing attribute 'filename'")
     scale = _nums(s, "scale", "<mesh>", "1 1 1")
+    if len(scale) not in (1, 3):  # urdfdom cannot parse it and skips the element
+        raise _Skipped(f"<mesh> scale has {len(scale)} values, not 3")
     return Mesh(filename, cast(_Vec3, scale * 3 if len(scale) == 1 else scale))
 
 
@@ -141,7 +154,7 @@ def _material_fields(el: ET.Element) -> tuple[Optional[tuple], Optional[str]]:
     return rgba, tex
 
 
-def _link(el: ET.Element) -> Link:
+def _link(el: ET.Element, warnings: list) -> Link:
     name = el.get("name")
     if not name:
         raise UrdfError("<link> is missing attribute 'name'")
@@ -149,17 +162,22 @@ def _link(el: ET.Element) -> Link:
         visuals, collisions, inertial = [], [], None
         for c in el:
             tag = _local(c.tag)
-            if tag == "visual":
-                with context("<visual>"):
-                    mat = _child(c, "material")
-                    rgba, tex = _material_fields(mat) if mat is not None else (None, None)
-                    visuals.append(Visual(geometry=_geometry(c), origin=_origin(c), name=c.get("name"),
-                                          material_name=mat.get("name") if mat is not None else None,
-                                          rgba=rgba, texture=tex))
-            elif tag == "collision":
-                with context("<collision>"):
-                    collisions.append(Collision(geometry=_geometry(c), origin=_origin(c), name=c.get("name")))
-            elif tag == "inertial" and inertial is None:
+            try:
+                if tag == "visual":
+                    with context("<visual>"):
+                        mat = _child(c, "material")
+                        rgba, tex = _material_fields(mat) if mat is not None else (None, None)
+                        visuals.append(Visual(
+                            geometry=_geometry(c), origin=_origin(c), name=c.get("name"),
+                            material_name=mat.get("name") if mat is not None else None,
+                            rgba=rgba, texture=tex))
+                elif tag == "collision":
+                    with context("<collision>"):
+                        collisions.append(Collision(geometry=_geometry(c), origin=_origin(c),
+                                                    name=c.get("name")))
+            except _Skipped as e:
+                warnings.append(f"link '{name}': <{tag}>: {e}: skipped")
+            if tag == "inertial" and inertial is None:
                 with context("<inertial>"):
                     mass = _scalar(_required(c, "mass"), "value", "<mass>")
                     ine = _required(c, "inertia")
@@ -169,7 +187,7 @@ def _link(el: ET.Element) -> Link:
     return Link(name, tuple(visuals), tuple(collisions), inertial)
 
 
-def _joint(el: ET.Element) -> Joint:
+def _joint(el: ET.Element, warnings: list) -> Joint:
     name = el.get("name")
     if not name:
         raise UrdfError("<joint> is missing attribute 'name'")
@@ -189,8 +207,13 @@ def _joint(el: ET.Element) -> Joint:
         if axis_el is not None and jtype not in AXISLESS:  # urdfdom ignores their axis
             kwargs["axis"] = _nums(axis_el, "xyz", "<axis>", "1 0 0")
         if limit_el is not None:
-            kwargs["limit"] = Limit(*(_scalar(limit_el, k, "<limit>", 0.0)
-                                      for k in ("lower", "upper", "effort", "velocity")))
+            lower, upper, effort, velocity = (_scalar(limit_el, k, "<limit>", 0.0)
+                                              for k in ("lower", "upper", "effort", "velocity"))
+            if lower > upper:  # Pinocchio loads it; its meaning is plain
+                warnings.append(f"joint '{name}': <limit> lower {lower:g} > upper {upper:g}: "
+                                f"read as [{upper:g}, {lower:g}]")
+                lower, upper = upper, lower
+            kwargs["limit"] = Limit(lower, upper, effort, velocity)
         if mimic_el is not None:
             leader = mimic_el.get("joint")
             if not leader:
@@ -219,6 +242,7 @@ def _robot(root: ET.Element) -> Robot:
     name = root.get("name", "")
     materials: dict[str, Material] = {}
     links, joints, extras = [], [], []
+    warnings: list[str] = []
     for el in root:
         tag = _local(el.tag)
         if tag == "material":
@@ -231,9 +255,9 @@ def _robot(root: ET.Element) -> Robot:
                 raise UrdfError(f"material '{m.name}': defined twice with different values")
             materials[m.name] = m
         elif tag == "link":
-            links.append(_link(el))
+            links.append(_link(el, warnings))
         elif tag == "joint":
-            joints.append(_joint(el))
+            joints.append(_joint(el, warnings))
         else:
             extras.append(_extra_text(el))
     # a visual that only names its material takes the colour of the global material of that
@@ -254,7 +278,6 @@ def _robot(root: ET.Element) -> Robot:
     # lacks or one without a single value): urdfdom and Pinocchio load such files; the joint
     # moves on its own, and the robot's warnings say so
     types = {j.name: j.type for j in joints}
-    warnings = []
     for i, j in enumerate(joints):
         if j.mimic is None:
             continue
@@ -275,8 +298,9 @@ def _robot(root: ET.Element) -> Robot:
 
 def parse_urdf_string(text: Union[str, bytes], *, source_name: Optional[str] = None) -> Robot:
     """Parse URDF text (str, or bytes honouring the XML encoding declaration) into a Robot."""
-    if isinstance(text, str):
-        text = text.lstrip("\ufeff \t\r\n")  # blank lines before <?xml ...?> are common enough
+    # blank lines before <?xml ...?> are common enough (and Pinocchio reads them)
+    text = text.lstrip("\ufeff \t\r\n") if isinstance(text, str) else \
+        text.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
     try:
         try:
             root = ET.fromstring(text)
@@ -303,103 +327,3 @@ def read_urdf(path_or_text: Union[str, bytes, os.PathLike], *, source_name: Opti
         data = f.read()
     return parse_urdf_string(data, source_name=source_name or os.path.basename(path))
 
-
-# ---------------------------------------------------------------- writing
-
-
-def _f(x: float) -> str:
-    """Shortest text that reads back as exactly the same float."""
-    s = repr(float(x))
-    return s[:-2] if s.endswith(".0") else s
-
-
-def _fs(values) -> str:
-    return " ".join(_f(v) for v in values)
-
-
-def _sub(parent: ET.Element, tag: str, **attrs) -> ET.Element:
-    return ET.SubElement(parent, tag, {k: v for k, v in attrs.items() if v is not None})
-
-
-def _write_origin(parent: ET.Element, o: Origin, always: bool = False) -> None:
-    if always or not o.is_identity:
-        _sub(parent, "origin", xyz=_fs(o.xyz), rpy=_fs(o.rpy))
-
-
-def _write_geometry(parent: ET.Element, g: Geometry) -> None:
-    geo = _sub(parent, "geometry")
-    if isinstance(g, Box):
-        _sub(geo, "box", size=_fs(g.size))
-    elif isinstance(g, Cylinder):
-        _sub(geo, "cylinder", radius=_f(g.radius), length=_f(g.length))
-    elif isinstance(g, Sphere):
-        _sub(geo, "sphere", radius=_f(g.radius))
-    else:
-        _sub(geo, "mesh", filename=g.filename, scale=None if g.scale == (1.0, 1.0, 1.0) else _fs(g.scale))
-
-
-def _write_material_fields(el: ET.Element, rgba, texture) -> None:
-    if rgba is not None:
-        _sub(el, "color", rgba=_fs(rgba))
-    if texture is not None:
-        _sub(el, "texture", filename=texture)
-
-
-def _build(robot: Robot) -> ET.Element:
-    root = ET.Element("robot", name=robot.name)
-    for m in robot.materials:
-        _write_material_fields(_sub(root, "material", name=m.name), m.rgba, m.texture)
-    for link in robot.links:
-        le = _sub(root, "link", name=link.name)
-        if link.inertial is not None:
-            ie = _sub(le, "inertial")
-            _write_origin(ie, link.inertial.origin)
-            _sub(ie, "mass", value=_f(link.inertial.mass))
-            _sub(ie, "inertia", **{k: _f(v) for k, v in zip(INERTIA_KEYS, link.inertial.inertia)})
-        for v in link.visuals:
-            ve = _sub(le, "visual", name=v.name)
-            _write_origin(ve, v.origin)
-            _write_geometry(ve, v.geometry)
-            if v.material_name is not None or v.rgba is not None or v.texture is not None:
-                me = _sub(ve, "material", name=v.material_name or "")
-                glob = robot.material_by_name(v.material_name) if v.material_name else None
-                if glob is None or (glob.rgba, glob.texture) != (v.rgba, v.texture):
-                    _write_material_fields(me, v.rgba, v.texture)
-        for c in link.collisions:
-            ce = _sub(le, "collision", name=c.name)
-            _write_origin(ce, c.origin)
-            _write_geometry(ce, c.geometry)
-    for j in robot.joints:
-        je = _sub(root, "joint", name=j.name, type=j.type)
-        _write_origin(je, j.origin, always=True)
-        _sub(je, "parent", link=j.parent)
-        _sub(je, "child", link=j.child)
-        if j.type not in AXISLESS:
-            _sub(je, "axis", xyz=_fs(j.axis))
-        if j.limit is not None:
-            _sub(je, "limit", lower=_f(j.limit.lower), upper=_f(j.limit.upper),
-                 effort=_f(j.limit.effort), velocity=_f(j.limit.velocity))
-        if j.dynamics is not None:
-            _sub(je, "dynamics", damping=_f(j.dynamics.damping), friction=_f(j.dynamics.friction))
-        if j.mimic is not None:
-            _sub(je, "mimic", joint=j.mimic.joint, multiplier=_f(j.mimic.multiplier), offset=_f(j.mimic.offset))
-    for x in robot.extras:
-        root.append(ET.fromstring(x))
-    ET.indent(root, "  ")
-    return root
-
-
-def write_urdf(robot: Robot) -> str:
-    """URDF text of ``robot`` (UTF-8 XML); ``read_urdf`` of it gives back an equal Robot."""
-    if not isinstance(robot, Robot):
-        raise TypeError(f"write_urdf expects a Robot, not {type(robot).__name__}")
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(_build(robot), encoding="unicode") + "\n"
-
-
-def save_urdf(robot: Robot, path: Union[str, os.PathLike]) -> None:
-    """Write ``robot`` to ``path`` atomically: the text goes to a temporary file in the same
-    folder, which then replaces ``path``. On any failure no temporary file is left and an
-    existing file at ``path`` is untouched; OS failures raise OSError naming ``path``."""
-    path = os.fspath(path)
-    data = write_urdf(robot).encode("utf-8")  # serialise first: nothing touched if this fails
-    write_atomic(path, data, "URDF")
