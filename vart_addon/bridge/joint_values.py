@@ -7,7 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..solver import se3
+from . import checks as CK
 from . import schema as S
+from .errors import SchemaError
 
 
 def closure_qs(lk, poses) -> dict:
@@ -29,6 +31,19 @@ def closure_qs(lk, poses) -> dict:
         for j, row in zip(js, q):
             out[j.name] = row
     return out
+
+
+def stored_q(ob, joint: str, dof: int) -> tuple:
+    """Joint ``joint``'s stored value on its child link ``ob`` as ``dof`` floats, read as
+    :mod:`.schema` reads it (a 1-DoF value stored as a plain number is one value), for code
+    that reads the value alone at each frame; SchemaError naming the object and field if it
+    is missing or not ``dof`` finite numbers."""
+    path = (S.KEY, "joints", joint, "q")
+    try:
+        raw = ob[S.KEY]["joints"][joint]["q"]
+    except (KeyError, TypeError):
+        raise SchemaError(ob.name, path, "missing") from None
+    return CK.numbers(raw.to_list() if hasattr(raw, "to_list") else raw, dof, ob.name, path)
 
 
 def with_q(j: S.JointData, q: tuple) -> S.JointData:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..bridge import joint_values as JV
 from ..bridge import schema as S
 
 
@@ -48,13 +49,12 @@ def check_baked(scene, frame_start: int, frame_end: int) -> BakeCheck:
             if lk is None:
                 data = S.read_scene(obs.values())
                 lk = B.build(data, poses)
-                tree = [(j, obs[j.child][S.KEY]["joints"][n]) for n, j in lk.joints.items()
-                        if j.is_tree and j.dof]
+                tree = [j for j in lk.joints.values() if j.is_tree and j.dof]
                 free = [n for n in lk.links if lk.tree_edge[n].is_root]
                 closures = [j for j in lk.joints.values() if not j.is_tree]
                 real = [j for j in data.joints.values() if not j.virtual and j.dof]
-            for j, group in tree:
-                j.q = np.array(group["q"], dtype=float)
+            for j in tree:  # a q stored as a number is one value (issue 35)
+                j.q = np.array(JV.stored_q(obs[j.child], j.name, j.dof))
             for n in free:
                 lk.set_link_pose(n, poses[n])
             fk = lk.poses()

@@ -21,6 +21,7 @@ import bpy
 import numpy as np
 
 from ..bridge import animation as A
+from ..bridge import joint_values as JV
 from ..bridge import schema as S
 from ..formats.trajectory import model as TR
 from ..shared.frames import kept_frame, set_frame
@@ -92,8 +93,9 @@ def sample_trajectory(scene=None, frame_start=None, frame_end=None, *, source: s
                 groups: dict[str, Any] = {}
                 for c, col in enumerate(cols):
                     g = groups.get(col.joint)
-                    if g is None:
-                        g = groups[col.joint] = obs[col.child][S.KEY]["joints"][col.joint]["q"]
+                    if g is None:  # a q stored as a number is one value (issue 35)
+                        g = groups[col.joint] = JV.stored_q(obs[col.child], col.joint,
+                                                            data.joints[col.joint].dof)
                     P[k, c] = g[col.index]
     else:
         maps: dict[str, dict] = {}

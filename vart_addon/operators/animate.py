@@ -245,10 +245,10 @@ class VART_OT_operate_joint_modal(_Modal, bpy.types.Operator):
         view = _view_of(context)
         if view is None:
             ob, name = selection.active_joint(context)
-            jtype = selection.joint_type_of(context, name)
-            q = selection.stored(ob, name, "q")
-            if not self.properties.is_property_set("value") and jtype and q is not None:
-                self.value = units.pad6(units.to_display(list(q), jtype, context.scene))
+            q = selection.dialog_q(ob, name, selection.joint_type_of(context, name),
+                                   context.scene)  # a q stored as a number too (issue 35)
+            if not self.properties.is_property_set("value") and q is not None:
+                self.value = q
             return self.execute(context)
         self._view = view
         name = selection.active_joint(context)[1]

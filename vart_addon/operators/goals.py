@@ -172,7 +172,8 @@ class VART_OT_set_limits(_JointGoal, bpy.types.Operator):
             v = np.asarray(units.to_internal(values, jtype, context.scene))
             raw = np.asarray(list(values)[:len(v)], float)
             v[np.abs(raw) >= support.NO_LIMIT] = sign * np.inf
-            return np.asarray(units.keep_stored(v, raw, selection.stored(ob, name, key, ()),
+            stored = selection.stored_values(ob, name, key) or ()
+            return np.asarray(units.keep_stored(v, raw, stored,
                                             lambda x: units.to_display(x, jtype, context.scene)))
 
         lo, hi = internal(self.lower, -1, "lower"), internal(self.upper, 1, "upper")

@@ -32,13 +32,9 @@ class VART_OT_operate_joint(bpy.types.Operator):
 
     def invoke(self, context, event):
         ob, name = selection.active_joint(context)
-        jtype = selection.joint_type_of(context, name)
-        q = selection.stored(ob, name, "q")
-        if jtype is not None and q is not None:
-            try:
-                self.value = units.pad6(units.to_display(list(q), jtype, context.scene))
-            except (TypeError, ValueError):
-                pass
+        q = selection.dialog_q(ob, name, selection.joint_type_of(context, name), context.scene)
+        if q is not None:
+            self.value = q
         return context.window_manager.invoke_props_dialog(self)
 
     def execute(self, context):

@@ -10,6 +10,7 @@ import numpy as np
 from ..bridge import schema as S
 from ..solver import se3
 from ..solver.joint_types import CATALOG
+from . import units
 
 
 def _joints_group(ob):
@@ -78,6 +79,30 @@ def stored(ob, joint: str, key: str, default=None):
         return ob[S.KEY]["joints"][joint].get(key, default)
     except (TypeError, KeyError, AttributeError):
         return default
+
+
+def stored_values(ob, joint: str, key: str) -> list[float] | None:
+    """A stored joint field of numbers (``q``, ``lower``...) as a list, a plain number as one
+    value (as the schema reads it); None if missing or not numbers (for dialog defaults)."""
+    v = stored(ob, joint, key)
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return [float(v)]
+    try:
+        return [float(x) for x in v]
+    except (TypeError, ValueError):
+        return None
+
+
+def dialog_q(ob, joint: str, jtype: str | None, scene) -> list[float] | None:
+    """Joint ``joint``'s stored value in display units, padded to an operator's 6-entry
+    vector (a dialog's default); None if it is missing or does not fit ``jtype``."""
+    q = stored_values(ob, joint, "q")
+    if jtype is None or q is None:
+        return None
+    try:
+        return units.pad6(units.to_display(q, jtype, scene))
+    except ValueError:  # not the type's size: the operator refuses it, naming the field
+        return None
 
 
 def joint_type_of(context, joint: str) -> str | None:
