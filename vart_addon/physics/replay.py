@@ -239,6 +239,7 @@ class _Run:
             mj.mj_step(model, data)
             forces[s] = data.actuator_force
             qvel[s + 1] = data.qvel
+            self.contacts.step(data, h)
         if not np.isfinite(data.qpos).all():
             raise PhysicsError(f"the simulation diverged at frame index {k}")
         # the force the step applied (module doc, 3): an unclamped servo's damping acts at

@@ -50,15 +50,21 @@ def test_the_step_probe_scene_is_the_model(step_probe):
     # minimum: the scene's joints come in another order and its settings allow more
     # iterations; solver_tolerances says why): each spring's deflection and torque, the other
     # joint values as the springs, the centre of mass and margin by the longest lever from
-    # the stance sole (at the origin) to a centre of mass. The sensitivities are finite
-    # differences of the deflections compared here.
+    # the stance sole (at the origin) to a centre of mass, the contact forces as below. The
+    # sensitivities are finite differences of the deflections compared here.
     settings = MF.loads(MF.dumps(lk))[1]
     dq = stalled_spring_q(settings.stall_tol, MM.LEG_STIFFNESS)
+    torque = stalled_spring_torque(settings.stall_tol, MM.LEG_STIFFNESS)
     poses = lk.poses()
     lever = max(float(np.linalg.norm(T[:3, :3] @ lk.links[n].com + T[:3, 3]))
                 for n, T in poses.items())
-    tolerance = {"torque": stalled_spring_torque(settings.stall_tol, MM.LEG_STIFFNESS),
-                 "com": dq * lever, "margin": dq * lever}
+    weight = 9.81 * sum(link.mass for link in lk.links.values())
+    # a contact's load: a torque difference over the shortest lever between the sole's
+    # corners (half its width), and the weight turned by the pose's difference
+    force = torque / ((MM.FOOT_INNER_Y - MM.FOOT_OUTER_Y) / 2) + weight * dq
+    tolerance = {"torque": torque, "com": dq * lever, "margin": dq * lever, "load": force,
+                 "unsupported_force": force, "unsupported_moment": torque,
+                 "guide_force": force, "stable": 0.0}
     for name in {n for n in names if not n.startswith("d(")} - {"status", "unmet", "iterations"}:
         atol = tolerance.get(name.split(":")[0].split(".")[0], dq)
         np.testing.assert_allclose(column(ours, name), column(ref, name), rtol=0, atol=atol,
