@@ -217,6 +217,11 @@ def test_path_layout_matches_klampt():
     ("time_s,a [rad]\n0,1\n0.1,1_0\n", r"line 3.*'1_0' is not a number"),
     ("time_s,a [rad]\r\n0,1\r\n\r\n0.1,2,3\r\n", r"line 4: 3 values, expected 2 \(time_s and 1 joints\)"),
     ("time_s,a [rad]\n0.5,1\n0.5,2\n", r"line 3: time 0.5 s does not come after 0.5 s"),
+    # issue 35: fields longer than the csv module's limit raised _csv.Error
+    ("time_s,a [rad]\n0," + "1" * 131_073 + "\n",
+     r"line 2, column 'a \[rad\]': longer than 131,072 characters: not a trajectory CSV"),
+    ('time_s,a [rad]\n0,"' + "1" * 140_000 + '"\n', r"line 2, column 'a \[rad\]': longer than"),
+    ("time_s," + "a" * 140_000 + " [rad]\n0,1\n", r"line 1, field 2: longer than 131,072"),
 ])
 def test_csv_errors_name_the_line(text, match):
     with pytest.raises(TrajectoryFormatError, match="^m.csv: " + match):

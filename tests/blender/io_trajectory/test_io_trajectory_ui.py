@@ -214,6 +214,12 @@ def test_import_refusals_are_errors_and_change_nothing(vart_registered, tmp_path
         bpy.ops.vart.import_trajectory(filepath=str(tmp_path / "none.csv"))
     with pytest.raises(RuntimeError, match="choose a trajectory file"):
         bpy.ops.vart.import_trajectory(filepath=str(tmp_path))
+    # fixed defect (issue 35): a field over the csv module's limit escaped as _csv.Error
+    long = tmp_path / "long.csv"
+    long.write_text("time_s,elbow [rad]\n0," + "1" * 140_000 + "\n")
+    with pytest.raises(RuntimeError, match=r"long.csv: line 2, column 'elbow \[rad\]': longer "
+                       r"than 131,072 characters"):
+        bpy.ops.vart.import_trajectory(filepath=str(long))
     assert fcurve_keys() == before
 
 

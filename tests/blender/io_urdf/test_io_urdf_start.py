@@ -62,4 +62,10 @@ def test_a_bad_pose_file_is_refused_with_the_scene_unchanged(vart_registered, tm
     nothing.write_text("time_s,ghost [rad]\n0,1\n")
     with pytest.raises(RuntimeError, match="names none of the robot's joints"):
         bpy.ops.vart.import_urdf(filepath=str(PANDA), start='FILE', start_file=str(nothing))
+    # fixed defect (issue 35): a field over the csv module's limit escaped as _csv.Error
+    long = tmp_path / "long.csv"
+    long.write_text("time_s,panda_joint4 [rad]\n" + "9" * 140_000 + ",-1\n")
+    with pytest.raises(RuntimeError, match=r"long.csv: line 2, column 'time_s': longer than "
+                       r"131,072 characters"):
+        bpy.ops.vart.import_urdf(filepath=str(PANDA), start='FILE', start_file=str(long))
     assert len(bpy.data.objects) == before

@@ -164,13 +164,30 @@ def _column_roles(cols: list, source: str, where: str):
     return roles
 
 
+def _fields(line: str, source: str, where: str, cols=()) -> list:
+    """The fields of one CSV line; a line the csv module refuses (a field longer than its
+    limit, 131,072 characters) is a TrajectoryFormatError naming the file, line and column
+    (``cols``: the header's, else its number), never ``_csv.Error`` (issue 35)."""
+    try:
+        return next(csv.reader([line]))
+    except csv.Error as e:
+        limit = csv.field_size_limit()
+        long = [k for k, f in enumerate(line.split(",")) if len(f) > limit]
+        if not long:
+            raise file_error(source, where, f"not CSV: {e}") from None
+        k = long[0]
+        col = f"column {cols[k]!r}" if k < len(cols) else f"field {k + 1}"
+        raise file_error(source, f"{where}, {col}", f"longer than {limit:,} characters: not "
+                         "a trajectory CSV") from None
+
+
 def parse_csv(text: str, source: str = "") -> Trajectory:
     """Parse :func:`format_csv` output (or a spreadsheet's CSV export of the same columns)."""
     rows = _lines(text)
     if not rows:
         raise file_error(source, "", "empty file (expected a header 'time_s,<joint> [rad|m],...')")
     lineno, head = rows[0]
-    cols = [c.strip() for c in next(csv.reader([head]))]
+    cols = [c.strip() for c in _fields(head, source, f"line {lineno}")]
     if cols[0] != "time_s":
         raise file_error(source, f"line {lineno}", f"first column is {cols[0]!r}, expected 'time_s'")
     where = f"line {lineno}"
@@ -183,8 +200,8 @@ def parse_csv(text: str, source: str = "") -> Trajectory:
         raise file_error(source, where, "duplicate joint columns")
     times, values, prev = [], [], None
     for lineno, line in rows[1:]:
-        vals = next(csv.reader([line]))
         where = f"line {lineno}"
+        vals = _fields(line, source, where, cols)
         if len(vals) != len(cols):
             more = len(cols) - 1 - len(names)
             raise file_error(source, where, f"{len(vals)} values, expected {len(cols)} "
