@@ -11,7 +11,9 @@ configuration ``qpos0``:
   revolute, slide -> prismatic, ball -> spherical; a body without joints is welded to its
   parent (fixed); a free joint leaves the link free (hanging from the world by its root
   joint, as every free vart link). vart's value is MuJoCo's ``qpos - qpos0`` (0 at the
-  reference pose; the same for limits, ``jnt_range - qpos0``). A body with several joints
+  reference pose; the same for limits, ``jnt_range - qpos0``). A joint whose range excludes
+  its ``qpos0`` (MuJoCo accepts it) starts clamped into the range, as a URDF import clamps
+  zero, with a warning; the links are placed there. A body with several joints
   gets one link per extra joint (``body.joint``, massless, at the body's frame), so MuJoCo's
   order of composition is kept: the first joint is nearest the parent. A ball joint's
   range (a cone) is not a vart limit: reported.
@@ -26,6 +28,11 @@ configuration ``qpos0``:
   0``, as MuJoCo Menagerie marks them), those are the visuals; otherwise every geom is.
   Planes, height fields and the world body's geoms are not links' geometry: reported.
 
+Before MuJoCo reads anything, the files the model names (includes, meshes, textures, height
+fields, skins) must lie in its folder or the search paths, and its mesh scales be sane
+(:mod:`.mjcf_files`); a body or geom beyond ``MAX_COORDINATE`` (or not finite) after
+compiling is refused too, naming it.
+
 ``mujoco`` (PyPI ``mujoco-core`` or ``mujoco``) is imported only when a file is read; without
 it :class:`MjcfError` says how to install it.
 """
@@ -38,6 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..solver import Linkage, VartError, se3
+from .mjcf_files import MalformedXml, MjcfFileError, check_files, check_scales
 from .mjcf_parts import Visual, add_equalities, add_visuals, quat_matrix
 
 __all__ = ["MjcfError", "MjcfRobot", "Visual", "read_mjcf", "quat_matrix", "INSTALL_HINT"]
@@ -82,8 +90,10 @@ def _frame_z(p, axis) -> np.ndarray:
     return se3.make_pose(np.column_stack([x, np.cross(z, x), z]), p)
 
 
-def read_mjcf(path) -> MjcfRobot:
-    """Compile MJCF file ``path`` with MuJoCo and map it (see the module doc). Raises
+def read_mjcf(path, search_paths=()) -> MjcfRobot:
+    """Compile MJCF file ``path`` with MuJoCo and map it (see the module doc). The files it
+    names (includes, meshes, textures, ...) must lie in its folder or ``search_paths``, and
+    its mesh scales be sane (:mod:`.mjcf_files`: checked before MuJoCo reads them). Raises
     MjcfError naming the file (OSError if it cannot be opened)."""
     path = os.fspath(path)
     name = os.path.basename(path)
@@ -91,14 +101,45 @@ def read_mjcf(path) -> MjcfRobot:
         pass
     mujoco = _mujoco()
     try:
-        model = mujoco.MjSpec.from_file(path).compile()
-    except Exception as e:  # MuJoCo's own message: the element and the line
+        check_files(path, search_paths)
+        spec = _by_mujoco(lambda: mujoco.MjSpec.from_file(path), name)
+        check_scales(spec)
+        model = _by_mujoco(spec.compile, name)
+        return _sane(_Mapper(mujoco, model, name).run())
+    except MalformedXml as e:
+        _by_mujoco(lambda: mujoco.MjSpec.from_file(path), name)  # its message says more
+        raise MjcfError(f"{name}: {e}") from None
+    except (MjcfFileError, VartError) as e:
+        raise MjcfError(f"{name}: {e}") from None
+
+
+def _by_mujoco(call, name: str):
+    """``call()``, a failure of MuJoCo's an MjcfError with its message (element, line)."""
+    try:
+        return call()
+    except Exception as e:
         raise MjcfError(f"{name}: MuJoCo cannot compile it: {' '.join(str(e).split())}") \
             from None
-    try:
-        return _Mapper(mujoco, model, name).run()
-    except VartError as e:
-        raise MjcfError(f"{name}: {e}") from None
+
+
+#: Largest coordinate of a link's origin or a geom's vertex (m): as a scene's poses.
+MAX_COORDINATE = 1e6
+
+
+def _sane(robot: MjcfRobot) -> MjcfRobot:
+    """``robot``, unless a link or a geom lies at an absurd or non-finite place (a huge geom
+    size: VartError naming it)."""
+    for link, T in robot.linkage.poses().items():
+        if not (np.isfinite(T).all() and np.abs(T[:3, 3]).max() <= MAX_COORDINATE):
+            raise VartError(f"body {link!r} lies at {T[:3, 3]} (m): not finite or beyond "
+                            f"{MAX_COORDINATE:g} m")
+    for link, visuals in robot.visuals.items():
+        for v in visuals:
+            if len(v.vertices) and not (np.isfinite(v.vertices).all()
+                                        and np.abs(v.vertices).max() <= MAX_COORDINATE):
+                raise VartError(f"geom {v.name!r} of body {link!r}: its vertices are not "
+                                f"finite or lie beyond {MAX_COORDINATE:g} m")
+    return robot
 
 
 class _Mapper:
@@ -170,9 +211,17 @@ class _Mapper:
         else:
             jtype = "revolute" if kind == int(mj.mjtJoint.mjJNT_HINGE) else "prismatic"
             lower = upper = None
+            q = np.zeros(1)
             if m.jnt_limited[j]:
                 q0 = float(m.qpos0[adr])
                 lower, upper = [float(m.jnt_range[j][0]) - q0], [float(m.jnt_range[j][1]) - q0]
+                if not lower[0] <= 0.0 <= upper[0]:  # MuJoCo allows it; the start is clamped
+                    q = np.clip(q, lower, upper)
+                    unit = "rad" if jtype == "revolute" else "m"
+                    self.out.warnings.append(
+                        f"joint {jn!r}: its range [{m.jnt_range[j][0]:g}, "
+                        f"{m.jnt_range[j][1]:g}] {unit} excludes qpos0 {q0:g}: it starts at "
+                        f"{q0 + float(q[0]):g}, clamped into the range")
             lk.add_joint(jn, jtype, parent, child, T_parent_mob=T_parent_child @ F,
-                         T_child_frame=F, q=np.zeros(1), lower=lower, upper=upper)
+                         T_child_frame=F, q=q, lower=lower, upper=upper)
         self.out.joints[jn] = jn

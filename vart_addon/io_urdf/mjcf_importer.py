@@ -11,9 +11,11 @@ import does (:mod:`.robot_objects`):
 - each geom as a mesh object, child of its link's Empty, with its colour (a material and the
   object colour), shared by nothing: a geom is one object.
 
-Everything or nothing: a file MuJoCo cannot compile raises :class:`~.errors.IoError` (with
-MuJoCo's message) before anything is added; without the ``mujoco`` package the message says
-how to install it.
+Everything or nothing: a file MuJoCo cannot compile, or that names a file outside its folder
+and the search paths, raises :class:`~.errors.IoError` (with MuJoCo's message, or the
+element and file refused) before anything is added; without the ``mujoco`` package the
+message says how to install it. A joint whose range excludes its ``qpos0`` starts clamped
+into the range (a warning says so).
 """
 from __future__ import annotations
 
@@ -42,15 +44,16 @@ class ImportedMjcf(dict):
     warnings: list
 
 
-def import_mjcf(path, *, context=None, scene=None) -> ImportedMjcf:
+def import_mjcf(path, *, context=None, scene=None, search_paths=()) -> ImportedMjcf:
     """Import MJCF file ``path`` into ``scene`` (default: the scene of ``context``, or the
-    current one). Raises :class:`IoError` with nothing added for a file that cannot be read,
-    that MuJoCo cannot compile, or that vart refuses."""
+    current one). The files it names must lie in its folder or ``search_paths``
+    (:mod:`vart_addon.formats.mjcf_files`). Raises :class:`IoError` with nothing added for a
+    file that cannot be read, that MuJoCo cannot compile, or that vart refuses."""
     ctx = context if context is not None else bpy.context
     scene = scene if scene is not None else ctx.scene
     path = os.path.abspath(os.fspath(path))
     try:
-        robot = mjcf.read_mjcf(path)
+        robot = mjcf.read_mjcf(path, search_paths)
     except OSError as e:
         raise IoError(f"cannot read MJCF '{path}': {e.strerror or e}") from None
     except mjcf.MjcfError as e:

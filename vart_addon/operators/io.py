@@ -150,7 +150,8 @@ class VART_OT_import_mjcf(bpy.types.Operator, ImportHelper):  # type: ignore[mis
             self.report({'ERROR'}, "choose an MJCF file")
             return {'CANCELLED'}
         try:
-            obs = import_mjcf(self.filepath, context=context)
+            obs = import_mjcf(self.filepath, context=context,
+                              search_paths=preferences.search_paths(context))
         except (IoError, *support.ERRORS) as e:
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}
