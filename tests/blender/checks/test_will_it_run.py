@@ -143,3 +143,35 @@ def test_thresholds_decide_what_fails(vart_registered):
 def test_it_refuses_an_empty_scene(vart_registered):
     with pytest.raises(RuntimeError, match="poll"):
         bpy.ops.vart.will_it_run()
+
+
+@pytest.mark.parametrize("degrees, holds", [(20.0, True), (45.0, False)])
+def test_a_ground_mesh_is_the_surface_its_slope_against_the_friction(vart_registered, degrees,
+                                                                     holds):
+    """A block (a real link, 10 kg) resting on a slope: the Ground object (a plane mesh turned
+    by ``degrees``) is the contact surface, its faces' normal the contacts' normal; with
+    friction 0.8 (39 degrees) it holds on 20 degrees, not on 45."""
+    import math
+
+    import blender_scenes as BS
+    from vart_addon.bridge import schema as S
+    from vart_addon.solver import se3
+    scene = bpy.context.scene
+    bpy.ops.mesh.primitive_plane_add(size=4.0)
+    slope = bpy.context.active_object
+    R = se3.so3_exp(np.array([0.0, math.radians(degrees), 0.0]))
+    BS.place(slope, se3.make_pose(R, None))
+    block = BS.cube("block", (0.2, 0.2, 0.1))  # 0.2 x 0.2 x 0.1 m
+    BS.place(block, se3.make_pose(R, 0.05 * R[:, 2]))  # its bottom face on the slope
+    S.write_link(block, mass=10.0)
+    scene.vart.clearance_ground = slope
+    scene.frame_start, scene.frame_end = 1, 2
+    rep, model, _ = statics(scene, ground=slope)
+    assert model.links == ["block"] and not model.grounded
+    assert list(rep.load) == ["ground under block"]
+    assert rep.balanced.all() == holds
+    if holds:  # the load on the slope: the weight's component along its normal
+        np.testing.assert_allclose(rep.load["ground under block"],
+                                   10.0 * 9.81 * math.cos(math.radians(degrees)), rtol=1e-6)
+    else:  # friction cannot hold the weight's pull down the slope: a wrench unsupported
+        assert (rep.unsupported.sum(axis=1) > 0.01 * 10.0 * 9.81).all()
