@@ -69,8 +69,17 @@ def vec(value, size: int, what: str, inf_ok: bool = False) -> np.ndarray:
     return v
 
 
+#: How far from orthonormal (largest entry of R^T R - I) a rotation is taken as it is: the
+#: rounding of double-precision products (a frame computed from two poses is ~1e-16 off,
+#: a rotation exp(log(R)) gives up to ~1e-15). Re-orthonormalizing those would move only
+#: their last bits, and would move them again at every pass (issue 35: a model file read
+#: back did not hold the frames it was written with, 7 of 250 random mechanisms).
+_ROUNDED = 1e-12
+
+
 def pose(value, what: str, tol: float = 1e-6) -> np.ndarray:
-    """A 4x4 rigid transform (orthonormal rotation within ``tol``), re-orthonormalized.
+    """A 4x4 rigid transform (orthonormal rotation within ``tol``), re-orthonormalized unless
+    it is within :data:`_ROUNDED` of orthonormal (so a pose it gave is given back as it is).
 
     The checks run on plain floats: a drag sets a target pose every frame."""
     try:
@@ -93,7 +102,7 @@ def pose(value, what: str, tol: float = 1e-6) -> np.ndarray:
         raise VartError(f"{what}: not a rigid transform (rotation must be orthonormal, "
                         "last row 0 0 0 1)")
     T[3] = _LAST_ROW
-    if dev >= 1e-15:
+    if dev > _ROUNDED:
         # exp(log(R)) is a rotation within the input's own error of R (float32 matrices from
         # Blender are ~1e-7 off); cheaper than the SVD of the nearest rotation, and as good.
         T[:3, :3] = se3.so3_exp(se3.so3_log(T[:3, :3]))
