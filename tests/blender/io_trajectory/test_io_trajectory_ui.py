@@ -315,7 +315,8 @@ def test_the_animation_panel_draws_its_buttons_and_the_last_bake(vart_registered
     assert ops == ["vart.drag", "vart.operate_joint_modal", "vart.key_joint", "vart.key_pose",
                    "vart.bake",
                    "vart.export_trajectory", "vart.import_trajectory"]
-    assert [b["property"] for n, b in log if n == "prop"] == ["frame_start", "frame_end", "live"]
+    assert [b["property"] for n, b in log if n == "prop"] == ["frame_start", "frame_end",
+                                                             "check_after_bake", "live"]
     assert ("label", {"text": "Not baked yet"}) in log
     arm(bake=False)
     scene = bpy.context.scene
