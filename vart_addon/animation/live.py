@@ -14,7 +14,8 @@ key forgets the frames from the first one it changes, any other edit (a goal, a 
 solver settings), undo, loading a file and another scene forget them all.
 
 The chain starts from the *seed*: the scene as it was at the first frame when live mode
-started solving. Turning live mode off puts the links back there (so Bake Range, which starts
+started solving (an edit of the mechanism's structure that keeps its links carries the seed's
+link poses into the new spanning tree). Turning live mode off puts the links back there (so Bake Range, which starts
 from the scene as it is, bakes the motion live mode showed), unmutes the bake's curves (muted
 while live) and removes live mode's timeline markers. A bake run while live mode is on does
 the same for its duration (:func:`paused`).
@@ -33,6 +34,7 @@ from bpy.app.handlers import persistent
 
 from ..bridge import animation as A
 from ..bridge import build as B
+from ..bridge import joint_values as JV
 from ..bridge import scene_key
 from ..bridge import schema as S
 from ..bridge import sublinkages as SL
@@ -194,38 +196,58 @@ def _solve_through(scene, cache: LiveCache, f: int, kw: dict, curves: dict,
 
 
 def _seed(cache: LiveCache, bridge, solver: FrameSolver) -> np.ndarray:
-    """The configuration a chain starts from, at its first frame: the remembered seed while
-    the structure is the same (with the animated joints at their values here), else the
-    scene as it is (synced here), which becomes the seed."""
+    """The configuration a chain starts from, at its first frame: the remembered seed, in
+    the linkage as it is now (:func:`_seed_q`), with the animated joints at their values
+    here; without one (or with other links), the scene as it is (synced here), which becomes
+    the seed. A structure edit once replaced the seed by the scene as live mode had moved it
+    (issue 35: a tree flag edited into a cycle, and turning live mode off put links up to
+    1.74 m from where the chain started)."""
     if bridge.sync() or bridge.linkage is not solver.lk:
         raise BakeError("the mechanism's structure changed at the first frame (animated "
                         "joint types, frames, parents or tree flags); only values can be "
                         "animated")
     model = solver.model
     now = model.q_from_joints()
-    key = B.structure_key(bridge.data)
-    if cache.seed is None or cache.seed[0] != key:
-        cache.seed = (key, now.copy())
+    q = _seed_q(cache, bridge.data, solver.lk)
+    if q is None:
+        cache.seed = (B.resolved_structure_key(bridge.data, solver.lk), now.copy(),
+                      JV.placement(solver.lk))
         return now
-    q = cache.seed[1].copy()
     for jn in solver.inputs.joints:
         sl = model.slice_of(solver.lk.joints[jn])
         q[sl] = now[sl]
     return q
 
 
+def _seed_q(cache: LiveCache, data, lk) -> np.ndarray | None:
+    """The seed's configuration for the linkage ``lk`` built from ``data`` (a copy): as
+    remembered while its structure, as resolved, is the same; after a structure change that
+    keeps the links (a tree flag, a joint's type or frames), the seed's placement in the new
+    spanning tree, which becomes the seed. None without a seed or when the links changed."""
+    if cache.seed is None:
+        return None
+    key = B.resolved_structure_key(data, lk)
+    if cache.seed[0] == key:
+        return cache.seed[1].copy()
+    q = JV.q_at(lk, cache.seed[2])
+    if q is not None:
+        cache.seed = (key, q.copy(), cache.seed[2])
+    return q
+
+
 def restore_seed(scene) -> bool:
     """Put the links and joint values of ``scene`` back where live mode's chain started
-    (the scene before live mode solved), if it remembers that and the structure is the same.
-    True if it did."""
+    (the scene before live mode solved), if it remembers that and the links are the same
+    (see :func:`_seed_q`). True if it did."""
     cache = _caches.get(scene_key(scene))
     if cache is None or cache.seed is None:
         return False
     bridge = bridge_for(scene)
     bridge.sync()
-    if bridge.linkage is None or B.structure_key(bridge.data) != cache.seed[0]:
+    q = None if bridge.linkage is None else _seed_q(cache, bridge.data, bridge.linkage)
+    if q is None:
         return False
-    bridge.linkage.model().q_to_joints(cache.seed[1])
+    bridge.linkage.model().q_to_joints(q)
     bridge.write_back()
     return True
 

@@ -54,7 +54,9 @@ class LiveFrame:
 @dataclass
 class LiveCache:
     """Live mode's memory of one scene (see the module doc). ``seed``: ``(structure key,
-    configuration)`` the chains start from, kept while the structure stays the same;
+    configuration, placement)`` the chains start from: the configuration vector of the
+    linkage of that structure, and where it puts the links in any spanning tree
+    (:func:`~vart_addon.bridge.joint_values.placement`), kept while the links stay the same;
     ``frames``: frame -> :class:`LiveFrame` (``start..last``, no gaps); ``samples``: per
     animating curve, frame -> its value there (what the frame was solved with); ``solver``:
     the :class:`.frame_step.FrameSolver` of the running chain (None: start one)."""

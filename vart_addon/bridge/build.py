@@ -54,6 +54,17 @@ def structure_key(data: SceneData) -> tuple:
             tuple(joint_structure(n, j) for n, j in data.joints.items()))
 
 
+def resolved_structure_key(data: SceneData, lk: Linkage) -> tuple:
+    """:func:`structure_key` with the spanning tree ``lk`` was built with (its joints' tree
+    directions and links' root flags, as :func:`resolve_tree` resolved them) in place of the
+    stored flags: equal for two scenes whose flags differ only where they resolve alike (a
+    tree flag that would close a cycle is a closure either way), whose linkages hold their
+    values in the same layout."""
+    return (tuple((n, l.virtual, lk.tree_edge[n].is_root) for n, l in data.links.items()),
+            tuple(joint_structure(n, j)[:-1] + (lk.joints[n].tree_dir,)
+                  for n, j in data.joints.items()))
+
+
 def link_structure(name: str, link: LinkData) -> tuple:
     """A link's part of :func:`structure_key`."""
     return (name, link.virtual, link.root_tree)

@@ -46,6 +46,36 @@ def stored_q(ob, joint: str, dof: int) -> tuple:
     return CK.numbers(raw.to_list() if hasattr(raw, "to_list") else raw, dof, ob.name, path)
 
 
+def placement(lk) -> tuple:
+    """Where the linkage's links are, in a form any spanning tree of the same links can take
+    back (:func:`q_at`): ``(every link's world pose, each tree joint's q)`` (root joints by
+    their link, as ``("root", link)``)."""
+    qs = {n: j.q.copy() for n, j in lk.joints.items() if j.is_tree}
+    qs.update({("root", n): r.q.copy() for n, r in lk.roots.items() if r.is_tree})
+    return lk.poses(), qs
+
+
+def q_at(lk, place: tuple) -> np.ndarray | None:
+    """The configuration vector of ``lk`` (its compiled model's layout) that puts its links
+    where :func:`placement` found them, in a linkage of the same links whose spanning tree
+    may differ: each tree joint's q as it was when it was a tree joint there (exact: no
+    half-turn wrapped back), else the fit of its relative pose at those poses (a closure
+    that was assembled gives the same poses). None if the links differ."""
+    poses, qs = place
+    if set(poses) != set(lk.links):
+        return None
+    model = lk.model()
+    q = model.q_from_joints()
+    for key, j in [*lk.joints.items(), *((("root", n), r) for n, r in lk.roots.items())]:
+        if not (j.is_tree and j.dof):
+            continue
+        old = qs.get(key)
+        if old is None or old.shape != (j.dof,):
+            old = j.jtype.fit(lk.relative_pose(j, poses), j.pitch)[0]
+        q[model.slice_of(j)] = old
+    return q
+
+
 def with_q(j: S.JointData, q: tuple) -> S.JointData:
     """``dataclasses.replace(j, q=q)`` without re-running the 22-field constructor (a drag
     update patches every moved joint: replace costs ~15 us each)."""

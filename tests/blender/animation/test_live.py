@@ -155,6 +155,28 @@ def test_bake_curves_are_muted_while_live_and_a_bake_while_live_starts_where_liv
         assert gap(at(scene, f), shown[f]) < POSE_TOL
 
 
+@pytest.mark.parametrize("key", ["slider_crank", "stewart"])
+def test_live_off_after_a_tree_flag_edited_into_a_cycle_puts_the_links_back(vart_registered,
+                                                                             key):
+    """Fixed defect (issue 35): a closure's tree flag set while live mode is on (a cycle; the
+    slider-crank's resolves to the same spanning tree, the Stewart platform's to another)
+    made the scene as live mode had moved it the chain's new start, and turning live mode
+    off left links 0.28 m (slider-crank) and 0.12 m (platform) from where the chain started
+    (1.74 m in the issue's case). The start's link poses now carry into the new tree."""
+    scene = add(key)
+    start = at(scene, 1)
+    scene.vart.live = True
+    moved = at(scene, 20)
+    assert gap((moved[0], {}), (start[0], {})) > 0.05  # live mode moved the links
+    ob, joint = next((ob, n) for ob in scene.objects if S.is_link(ob)
+                     for n, g in ob[S.KEY]["joints"].items() if not g.get("tree", True))
+    ob[S.KEY]["joints"][joint]["tree"] = True
+    ob.update_tag()
+    at(scene, 30)
+    scene.vart.live = False
+    assert gap((state(scene)[0], {}), (start[0], {})) < POSE_TOL
+
+
 def test_editing_a_key_forgets_exactly_the_frames_it_changes(vart_registered):
     scene = add("camera_tilt")
     fc = tilt_curve()
