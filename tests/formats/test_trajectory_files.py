@@ -9,6 +9,7 @@ import errno
 import json
 import math
 import os
+import time
 from fractions import Fraction
 
 import numpy as np
@@ -16,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vart_addon.formats import atomic
+from vart_addon.formats import atomic, stl
 from vart_addon.formats.trajectory import files as tio
 from vart_addon.formats.trajectory.files import (
     FORMATS,  # every format of the table
@@ -431,6 +432,30 @@ def test_interrupt_mid_write_leaves_existing_file(tmp_path, monkeypatch):
         save_trajectory(sample(), target)
     monkeypatch.undo()
     assert target.read_text() == "old contents" and os.listdir(tmp_path) == ["m.csv"]
+
+
+def test_an_interrupted_writes_temporary_file_is_removed_by_the_next_write(tmp_path):
+    """Fixed defect (issue 35): a write stopped between its temporary file and the rename
+    (Blender killed, a power cut) left ``.m.csv.<hex>.tmp`` for good. The next write of the
+    same target removes such files once they are over a minute old; a younger one (another
+    process writing now), another target's and files that only look alike stay."""
+    old = tmp_path / ".m.csv.0123456789ab.tmp"
+    young = tmp_path / ".m.csv.ba9876543210.tmp"
+    others = [tmp_path / ".n.csv.0123456789ab.tmp", tmp_path / ".m.csv.notatoken.tmp",
+              tmp_path / ".m.csv.0123456789ab.tmp.keep"]
+    for f in [old, young, *others]:
+        f.write_text("half a file")
+    stale = time.time() - atomic.STALE_S - 5
+    for f in [old, *others]:
+        os.utime(f, (stale, stale))
+    save_trajectory(sample(), tmp_path / "m.csv")
+    assert sorted(os.listdir(tmp_path)) == sorted(["m.csv", young.name] + [f.name for f in others])
+    # every exporter writes through the same function: the URDF's meshes (and presets) too
+    mesh = tmp_path / ".link.stl.00000000aaaa.tmp"
+    mesh.write_bytes(b"half a mesh")
+    os.utime(mesh, (stale, stale))
+    stl.write_stl(tmp_path / "link.stl", [[0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]])
+    assert not mesh.exists() and (tmp_path / "link.stl").is_file()
 
 
 def test_save_replaces_existing_and_keeps_mode(tmp_path):

@@ -1,20 +1,20 @@
 """A small STL writer and reader (numpy only; no bpy).
 
-:func:`write_stl` writes triangles (binary by default, or ASCII) atomically: the data goes to a
-temporary file in the same folder, which then replaces the target, so a failure never leaves a
-half-written mesh. :func:`read_stl` reads both kinds back (for tests and checks), as float32
-vertices per triangle like every STL. Units are whatever the caller's coordinates are (vart
-writes metres, as URDF meshes are).
+:func:`write_stl` writes triangles (binary by default, or ASCII) atomically
+(:func:`.atomic.write_atomic`), so a failure never leaves a half-written mesh.
+:func:`read_stl` reads both kinds back (for tests and checks), as float32 vertices per
+triangle like every STL. Units are whatever the caller's coordinates are (vart writes
+metres, as URDF meshes are).
 """
 from __future__ import annotations
 
-import os
-import secrets
 import struct
 
 import numpy as np
 
-__all__ = ["write_stl", "read_stl", "stl_bytes", "atomic_write"]
+from .atomic import write_atomic
+
+__all__ = ["write_stl", "read_stl", "stl_bytes"]
 
 
 def _normals(tri: np.ndarray) -> np.ndarray:
@@ -53,29 +53,9 @@ def stl_bytes(vertices, triangles, *, binary: bool = True, name: str = "vart") -
     return "\n".join(lines).encode("ascii")
 
 
-def atomic_write(path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder (replaced into
-    place; removed on failure). OSError names the path."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.{secrets.token_hex(6)}.tmp")
-    try:
-        with open(tmp, "xb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise type(e)(e.errno, f"cannot write '{path}': {e.strerror}") from e
-
-
 def write_stl(path, vertices, triangles, *, binary: bool = True, name: str = "vart") -> None:
-    """Write an STL file atomically (see :func:`stl_bytes` and :func:`atomic_write`)."""
-    atomic_write(path, stl_bytes(vertices, triangles, binary=binary, name=name))
+    """Write an STL file atomically (see :func:`stl_bytes`; OSError names the path)."""
+    write_atomic(path, stl_bytes(vertices, triangles, binary=binary, name=name), "STL mesh")
 
 
 def read_stl(path) -> np.ndarray:

@@ -52,7 +52,7 @@ from ..bridge import goal_fields as GF
 from ..bridge import schema as S
 from ..bridge.errors import BridgeError
 from ..bridge.scene import SceneBridge
-from ..formats import stl
+from ..formats.atomic import write_atomic
 from ..solver import VartError, se3
 from ..solver.text import json_error
 from .errors import IoError
@@ -185,7 +185,7 @@ def save_preset(path, *, scene=None, context=None, bridge: SceneBridge | None = 
     d = preset_data(scene, bridge=bridge)
     text = json.dumps(d, indent=1, allow_nan=False) + "\n"
     try:
-        stl.atomic_write(os.fspath(path), text.encode("utf-8"))
+        write_atomic(os.fspath(path), text.encode("utf-8"), "preset")
     except OSError as e:
         raise IoError(str(e)) from None
     return d
