@@ -17,10 +17,15 @@ kept) and, at each one, places every link's geometry where its baked pose puts i
   default) links two joints apart through a third link that already cross at the robot's
   zero configuration (every real tree joint at 0, as its URDF defines the robot): a thigh
   modelled sunk into the deck around its small hip link touches it at every pose (a
-  collision matrix leaves such "default" pairs out too). World bounding boxes select the
-  candidates; Blender's ``mathutils.bvhtree.BVHTree.overlap`` finds the triangles that cross;
-  the depth is that of the deepest vertex of a crossing triangle inside the other link (0 when
-  only edges cross: a contact all the same).
+  collision matrix leaves such "default" pairs out too), and the pairs of the scene's
+  *Ignored Pairs* (``scene.vart.clearance_ignored``: an SRDF's ``disable_collisions``, or
+  pairs added by hand; ``ignore=`` to give others). The broad phase and the narrow phase are
+  :mod:`.link_shapes`': world boxes of each link's own box, then the two links' boxes
+  oriented with them, then only the triangles in the other link's box crossed by Blender's
+  ``mathutils.bvhtree.BVHTree.overlap``; the depth is that of the deepest vertex of a
+  crossing triangle inside the other link (0 when only edges cross: a contact all the same).
+  A pair whose relative pose has moved none of its vertices more than :data:`SAME_POSE` (m)
+  since it was last crossed keeps that answer (two links on a joint that does not move).
 
 A contact counts when its depth exceeds ``tolerance`` (m; link pairs: any crossing triangles).
 What was found is a :class:`ClearanceResult`: per pair (``(link, GROUND)`` for the ground),
@@ -35,7 +40,6 @@ from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
-from mathutils import Vector
 from mathutils.bvhtree import BVHTree
 
 from ..bridge import BridgeError, SceneBridge
@@ -43,6 +47,7 @@ from ..bridge import poses as P
 from ..io_urdf.exporter import depsgraph_of, geometry_objects, mesh_in_frame
 from ..shared.frames import kept_frame, run_steps
 from ..solver.text import frame_ranges
+from . import link_shapes as LS
 
 #: The name of the ground in a contact pair.
 GROUND = "ground"
@@ -51,6 +56,10 @@ GROUND = "ground"
 TOLERANCE = 1e-4
 #: Prefix of the timeline markers :func:`put_markers` makes (and replaces).
 MARKER_PREFIX = "contact: "
+#: A pair whose relative pose moved none of its vertices further than this (m) since its last
+#: crossing keeps that answer (single-precision keys of two links on a still joint differ by
+#: about 1e-7 m).
+SAME_POSE = 1e-6
 
 
 class ClearanceError(BridgeError):
@@ -79,7 +88,8 @@ class ClearanceResult:
     """What :func:`check_clearance` found. ``depth``: ``(a, b)`` -> {frame: depth m} for every
     frame where the pair was in contact; ``ground``: what the ground was; ``links``: how many
     links had geometry; ``pairs``: how many link pairs were checked; ``ignored``: the pairs
-    left out because they touch at the robot's zero configuration; ``ms``: wall time."""
+    left out because they touch at the robot's zero configuration; ``excluded``: the pairs
+    left out because the ignored pairs name them; ``ms``: wall time."""
 
     frame_start: int
     frame_end: int
@@ -90,6 +100,7 @@ class ClearanceResult:
     pairs: int = 0
     ms: float = 0.0
     ignored: list = field(default_factory=list)
+    excluded: list = field(default_factory=list)
 
     @property
     def frames(self) -> int:
@@ -121,6 +132,8 @@ class ClearanceResult:
         if self.ignored:
             head += (f"; {len(self.ignored)} pairs that touch at the robot's zero "
                      "configuration left out")
+        if self.excluded:
+            head += f"; {len(self.excluded)} ignored pairs left out"
         contacts = self.contacts()
         if not contacts:
             return head + ". No contact"
@@ -170,34 +183,15 @@ def _ground_tree(ground, depsgraph):
     return BVHTree.FromPolygons(v.tolist(), t.tolist())
 
 
-def _depth_inside(tree: BVHTree, points) -> float:
-    """The largest distance (m) of a point behind the nearest face of ``tree``; 0 if none."""
-    worst = 0.0
-    for p in points:
-        co, normal, _, dist = tree.find_nearest(Vector(p))
-        if co is not None and (Vector(p) - co).dot(normal) < 0.0:
-            worst = max(worst, float(dist))
-    return worst
-
-
-def pair_depths(world: dict, meshes: dict, pairs, boxes: dict | None = None) -> dict:
+def pair_depths(shapes: dict, poses: dict, pairs) -> dict:
     """``(a, b)`` -> depth (m) of every pair of ``pairs`` whose triangles cross, the links'
-    vertices placed at ``world[name]`` (n x 3) with the triangles of ``meshes[name]``."""
-    boxes = boxes if boxes is not None else {nm: _box(v) for nm, v in world.items()}
-    trees: dict = {}
+    shapes (:class:`.link_shapes.LinkShape`) at world poses ``poses[name]`` (4x4)."""
     out = {}
     for a, b in pairs:
-        if not _boxes_meet(boxes[a], boxes[b]):
-            continue
-        for nm in (a, b):
-            if nm not in trees:
-                trees[nm] = BVHTree.FromPolygons(world[nm].tolist(), meshes[nm].t.tolist())
-        ta, tb = trees[a], trees[b]
-        hits = ta.overlap(tb)
-        if hits:
-            ia = np.unique(meshes[a].t[[h[0] for h in hits]])
-            ib = np.unique(meshes[b].t[[h[1] for h in hits]])
-            out[(a, b)] = max(_depth_inside(tb, world[a][ia]), _depth_inside(ta, world[b][ib]))
+        if LS.boxes_cross(shapes[a], poses[a], shapes[b], poses[b]):
+            d = LS.pair_depth(shapes[a], poses[a], shapes[b], poses[b])
+            if d is not None:
+                out[(a, b)] = d
     return out
 
 
@@ -225,15 +219,14 @@ def second_neighbours(lk) -> set:
 
 
 def touching_at_zero(lk, meshes: dict, pairs) -> set:
-    """The pairs two joints apart (:func:`second_neighbours`) whose geometry crosses at the
+    """The pairs two joints apart (:func:`second_neighbours`) whose shapes (``meshes``: link
+    -> :class:`.link_shapes.LinkShape`) cross at the
     robot's zero configuration (:func:`zero_poses`): parts modelled overlapping around a small
     link between them (a thigh sunk into the deck at its hip, an ankle into its wheel), as a
     collision matrix's "default" pairs are. A check leaves them out: they touch by design."""
     near = second_neighbours(lk)
     pairs = [pr for pr in pairs if frozenset(pr) in near]
-    poses = zero_poses(lk)
-    world = {nm: _world(m.v, poses[nm]) for nm, m in meshes.items()}
-    return set(pair_depths(world, meshes, pairs))
+    return set(pair_depths(meshes, zero_poses(lk), pairs))
 
 
 def jointed_pairs(lk) -> set:
@@ -242,24 +235,36 @@ def jointed_pairs(lk) -> set:
 
 
 # ---- the check --------------------------------------------------------------------------------
+def scene_ignored(scene) -> list[tuple[str, str]]:
+    """The scene's *Ignored Pairs* (``scene.vart.clearance_ignored``) as pairs of object
+    names; rows whose object was deleted are passed over. None when vart is not registered."""
+    rows = getattr(getattr(scene, "vart", None), "clearance_ignored", None)
+    if rows is None:
+        return []
+    return [(r.a.name, r.b.name) for r in rows if r.a is not None and r.b is not None]
+
+
 def check_clearance(scene=None, frame_start=None, frame_end=None, *, ground=None,
                     tolerance: float = TOLERANCE, bridge: SceneBridge | None = None,
-                    progress=None, ignore_touching: bool = True) -> ClearanceResult:
+                    progress=None, ignore_touching: bool = True,
+                    ignore=None) -> ClearanceResult:
     """Check frames ``frame_start``..``frame_end`` (inclusive; default the scene's range) of
     ``scene`` (see the module doc). ``ground``: a mesh object or its name (default: the plane
     z = 0); ``tolerance``: ground depth not counted (m); ``progress(done, total)`` after each
     frame; ``ignore_touching``: leave out the link pairs that already touch at the robot's
-    zero configuration (:func:`touching_at_zero`). The current frame is restored; nothing
-    else changes. Raises :class:`ClearanceError` (or a BridgeError for a corrupt scene)."""
+    zero configuration (:func:`touching_at_zero`); ``ignore``: pairs of link object names
+    left out (default: the scene's *Ignored Pairs*, :func:`scene_ignored`). The current frame
+    is restored; nothing else changes. Raises :class:`ClearanceError` (or a BridgeError for a
+    corrupt scene)."""
     steps = check_clearance_steps(scene, frame_start, frame_end, ground=ground,
                                   tolerance=tolerance, bridge=bridge,
-                                  ignore_touching=ignore_touching)
+                                  ignore_touching=ignore_touching, ignore=ignore)
     return run_steps(steps, progress)
 
 
 def check_clearance_steps(scene=None, frame_start=None, frame_end=None, *, ground=None,
                           tolerance: float = TOLERANCE, bridge: SceneBridge | None = None,
-                          ignore_touching: bool = True):
+                          ignore_touching: bool = True, ignore=None):
     """:func:`check_clearance` a frame at a time: a generator yielding ``(done, total)``
     after each frame and returning the :class:`ClearanceResult`. Closing it (Esc in the
     operator) stops at once, with the current frame restored. Bad input raises at the first
@@ -277,6 +282,7 @@ def check_clearance_steps(scene=None, frame_start=None, frame_end=None, *, groun
         ground = bpy.data.objects.get(name)
         if ground is None:
             raise ClearanceError(f"ground object {name!r} does not exist")
+    ignore = scene_ignored(scene) if ignore is None else ignore
     bridge = bridge or SceneBridge(scene)
     res = ClearanceResult(start, end, tolerance=tolerance)
     with kept_frame(scene):
@@ -285,8 +291,8 @@ def check_clearance_steps(scene=None, frame_start=None, frame_end=None, *, groun
         obs, lk = bridge.objects(), bridge.linkage
         assert lk is not None  # synced
         depsgraph = depsgraph_of(bpy.context, scene)
-        meshes = link_meshes(obs, depsgraph)
-        if not meshes:
+        shapes = {nm: LS.LinkShape(m.v, m.t) for nm, m in link_meshes(obs, depsgraph).items()}
+        if not shapes:
             raise ClearanceError("nothing to check: no link has geometry (a mesh on the link "
                                  "object or below it)")
         ground_tree, gbox = None, None
@@ -294,51 +300,92 @@ def check_clearance_steps(scene=None, frame_start=None, frame_end=None, *, groun
             ground_tree = _ground_tree(ground, depsgraph)
             res.ground = repr(ground.name)
             gbox = _box(mesh_in_frame(ground, depsgraph, np.eye(4))[0])
-        names = sorted(meshes)
-        skip = jointed_pairs(lk)
-        virtual = {nm for nm in names if lk.links[nm].virtual}
-        pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]
-                 if frozenset((a, b)) not in skip and not (a in virtual and b in virtual)]
-        if ignore_touching:
-            touching = touching_at_zero(lk, meshes, pairs)
-            res.ignored = sorted(touching)
-            pairs = [pr for pr in pairs if pr not in touching]
-        res.links, res.pairs = len(names), len(pairs)
+        names = sorted(shapes)
+        pairs = _pairs(res, lk, shapes, names, ignore, ignore_touching)
+        robot = [nm for nm in names if not lk.links[nm].virtual]  # scenery or intent: no ground
+        crossed, seen = LS.Crossings(shapes, pairs, names, SAME_POSE), _Seen()
         n = end - start + 1
         for k in range(n):
             f = start + k
             if k:
                 scene.frame_set(f)
-            world = {nm: _world(meshes[nm].v, P.rigid_and_scale(P.observe(obs[nm]), nm)[0])
-                     for nm in names}
-            boxes = {nm: _box(v) for nm, v in world.items()}
-            for nm, v in world.items():
-                if nm in virtual:  # scenery or intent (a rock on the ground), not the robot
+            poses = seen.poses(obs, names)
+            lo, hi = LS.world_boxes([shapes[nm] for nm in names], [poses[nm] for nm in names])
+            for i, nm in enumerate(names):
+                if nm not in robot:
                     continue
-                if ground_tree is None:
-                    d = max(0.0, -float(v[:, 2].min()))
-                else:
-                    d = _depth_inside(ground_tree, v if gbox is None else v[_under(v, gbox)])
+                if nm in seen.moved or nm not in seen.depth:  # else as it was
+                    seen.depth[nm] = _ground_depth(shapes[nm], poses[nm], lo[i], hi[i],
+                                                   ground_tree, gbox)
+                d = seen.depth[nm]
                 if d > tolerance:
                     res.depth.setdefault((nm, GROUND), {})[f] = d
-            for pair, d in pair_depths(world, meshes, pairs, boxes).items():
+            for pair, d in crossed.frame(poses, lo, hi).items():
                 res.depth.setdefault(pair, {})[f] = d
             yield k + 1, n
     res.ms = (time.perf_counter() - t0) * 1e3
     return res
 
 
-def _world(v, T):
-    """Points (n x 3) of a frame ``T`` (4x4) in the world."""
-    return v @ T[:3, :3].T + T[:3, 3]
+def _ground_depth(shape, T, lo, hi, tree, box) -> float:
+    """How deep (m) a link at pose ``T`` (world box ``lo``, ``hi``) is in the ground: the
+    plane z = 0 when ``tree`` is None, else the ground object's tree and its box ``box``."""
+    if tree is None:
+        return 0.0 if lo[2] >= 0.0 else max(0.0, -LS.lowest_z(shape, T))
+    if not _over_or_under(lo, hi, box):
+        return 0.0
+    v = LS.world_points(shape, T)
+    return LS.depth_inside(tree, v[_under(v, box)])
+
+
+def _pairs(res: ClearanceResult, lk, shapes: dict, names: list, ignore, ignore_touching: bool):
+    """The link pairs a check crosses (see the module doc); ``res`` records what it left
+    out."""
+    skip = jointed_pairs(lk)
+    virtual = {nm for nm in names if lk.links[nm].virtual}
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]
+             if frozenset((a, b)) not in skip and not (a in virtual and b in virtual)]
+    listed = {frozenset((str(a), str(b))) for a, b in ignore}
+    res.excluded = [pr for pr in pairs if frozenset(pr) in listed]
+    pairs = [pr for pr in pairs if frozenset(pr) not in listed]
+    if ignore_touching:
+        touching = touching_at_zero(lk, shapes, pairs)
+        res.ignored = sorted(touching)
+        pairs = [pr for pr in pairs if pr not in touching]
+    res.links, res.pairs = len(names), len(pairs)
+    return pairs
+
+
+class _Seen:
+    """Each link's world pose at a frame, read again only where its world matrix changed
+    (``moved``), and its ground depth at that pose (``depth``, m)."""
+
+    def __init__(self):
+        self.last: dict = {}  # name -> (observed matrix, T_world_link)
+        self.moved: set = set()  # the links whose matrix changed at the last call
+        self.depth: dict = {}  # name -> its ground depth at its last pose (m)
+
+    def poses(self, obs: dict, names: list) -> dict:
+        out, self.moved = {}, set()
+        for nm in names:
+            m = P.observe(obs[nm])
+            kept = self.last.get(nm)
+            if kept is None or kept[0] != m:
+                kept = self.last[nm] = (m, P.rigid_and_scale(m, nm)[0])
+                self.moved.add(nm)
+            out[nm] = kept[1]
+        return out
 
 
 def _box(v):
     return v.min(axis=0), v.max(axis=0)
 
 
-def _boxes_meet(a, b) -> bool:
-    return bool((a[0] <= b[1]).all() and (b[0] <= a[1]).all())
+def _over_or_under(lo, hi, box) -> bool:
+    """Whether a world box ``lo``, ``hi`` meets ``box`` in x and y and reaches below its top:
+    a link the ground could hold inside or below it."""
+    return bool((lo[:2] <= box[1][:2]).all() and (box[0][:2] <= hi[:2]).all()
+                and lo[2] <= box[1][2])
 
 
 def _under(v, box):
