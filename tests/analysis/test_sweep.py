@@ -14,6 +14,7 @@ import pytest
 import study_models as SM
 from vart_addon import analysis as A
 from vart_addon.analysis import results as R
+from vart_addon.solver import model_file as MF
 from vart_addon.physics.support import support_margin
 
 
@@ -120,6 +121,31 @@ def test_monte_carlo(dist, check):
     (slope,) = res.derived["sensitivity"]
     s = SM.M * SM.G * SM.L * np.sin(0.05 + SM.arm_deflection(0.05))
     assert slope["slope"] == pytest.approx(-s / (SM.K + s), abs=0.05)
+
+
+def test_sensitivities_are_in_the_deflections_unit_per_the_swept_values_unit():
+    """Fixed gap (issue 35): the sensitivities' unit was never checked (a mutant naming
+    another column's unit survived). The arm rides a cart on a prismatic ``slide``: its
+    hinge's deflection (rad) per the cart's position (m) is in rad/m, on a grid (the table's
+    column and the summary) and by Monte Carlo (the least-squares slope: 0 here, the cart's
+    position does not load the hinge)."""
+    lk = SM.tilted_spring_arm_linkage()
+    lk.unlock_joint("tilt")
+    lk.add_link("cart")
+    lk.add_joint("slide", "prismatic", None, "cart", virtual=True, lower=[-1.0], upper=[1.0])
+    lk.make_ground_link("base")  # hang the arm's base on the cart (tilt fixed at 0)
+    lk.remove_joint("tilt")
+    lk.add_joint("on_cart", "fixed", "cart", "base")
+    model = MF.dumps(lk)
+    res = A.run(A.plan(grid("slide", -0.2, 0.2, 5), model), workers=0)
+    col = next(c for c in res.columns if c.name == "d(deflection:hinge)/d(slide)")
+    (summary,) = res.derived["sensitivity"]
+    assert col.unit == summary["unit"] == "rad/m"
+    mc = {"format": "vart-study", "version": 1, "samples": 12, "seed": 1,
+          "variables": [{"joint": "slide", "uniform": {"low": -0.2, "high": 0.2}}]}
+    (slope,) = A.run(A.plan(mc, model), workers=0).derived["sensitivity"]
+    assert slope["unit"] == "rad/m" and slope["slope"] == pytest.approx(0.0, abs=1e-6)
+    assert slope["of"] == "deflection:hinge" and slope["by"] == "slide"
 
 
 def bad(edit):

@@ -84,6 +84,26 @@ def test_a_singular_block_is_not_proven_and_falls_back():
     assert block_gram.step([(J, rhs)], n, 1e-3, 0.05, None, {}) is None  # wide rows: dense
 
 
+def test_an_exactly_singular_schur_complement_is_not_proven_and_falls_back():
+    """Fixed gap (issue 35): no test made the Schur complement exactly singular, so its
+    LinAlgError path was never run (a mutant without it survived). Two equal wide rows that
+    reach only columns no block reaches: ``B = 0`` and ``S = C``, small integers, exactly
+    singular (its LU meets an exact zero pivot); the narrow blocks are regular."""
+    rng = np.random.default_rng(6)
+    blocks, n_b = _blocks_and_border(rng, wide=0)
+    n = n_b + 3
+    narrow = SparseRows(blocks.parts, n)
+    wide = np.zeros((2, n))
+    wide[:, n_b:] = [1.0, 2.0, 3.0]  # the same row twice
+    J = SparseRows.stack([narrow, wide], n)
+    rhs = rng.normal(size=J.shape[0])
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.inv(wide[:, n_b:] @ wide[:, n_b:].T)  # the complement as the solve forms it
+    assert block_gram.stacked([(J, rhs)], n, 1e-3, {}) is None
+    assert block_gram.step([(J, rhs)], n, 1e-3, 0.05, None, {}) is None  # wide rows: dense
+    assert pdls.stacked([(J.dense(), rhs)], n, 1e-3) is None  # the dense path agrees
+
+
 @pytest.mark.parametrize("extra", [None, [1e-2]])
 def test_step_by_blocks_is_each_block_solved_alone(extra):
     """No wide row: each block's prioritized step with its own damping; a near-singular block

@@ -137,6 +137,40 @@ def test_a_remembered_frame_is_written_as_it_was_first_shown(vart_registered):
                    for jn in fitted) < 1e-9, f
 
 
+def test_a_remembered_frame_is_served_from_memory_when_a_vart_goal_is_animated(
+        vart_registered, monkeypatch):
+    """Fixed gap (issue 35): frames whose animated input is a vart goal (here the crank's
+    target, keyed) were never shown again from memory after the links' properties were read
+    again, so a signature that kept the goal's animated value (it differs from frame to
+    frame: each such read would forget every frame) went unnoticed. With an edit noticed
+    before each frame change (``schema.touched``, as a script that writes ``ob["vart"]``
+    calls it; nothing changed here), going back to a solved frame writes it from memory, as
+    it was first shown; a change of the goal's keys still forgets from where it changes."""
+    from vart_addon.examples.common import key_value
+    scene = add("fourbar")
+    crank = next(ob for ob in scene.objects if S.is_link(ob) and "A" in ob[S.KEY]["joints"])
+    crank.animation_data_clear()  # the example's keyed q: the goal is the only input
+    q0 = float(crank[S.KEY]["joints"]["A"]["q"][0])
+    S.update_joint(crank, "A", target_q=[q0], target_mask=[True])
+    key_value(crank, "A", "target_q", [(1, [q0]), (20, [q0 + 1.0])])
+    scene.vart.live = True
+    first = {f: at(scene, f) for f in range(1, 21)}
+    assert first[20][1]["A"][0] == pytest.approx(q0 + 1.0, abs=1e-6)  # it follows the goal
+    solved = []
+    real = live._solve_through
+    monkeypatch.setattr(live, "_solve_through",
+                        lambda *a, **k: solved.append(a[2]) or real(*a, **k))
+    for f in (5, 15, 1, 20, 12):
+        S.touched()  # an edit noticed: the links' properties are read again
+        assert gap(at(scene, f), first[f]) < 1e-6, f
+    assert solved == []  # every one from memory
+    fc = next(fc for fc in A.fcurves_of(crank) if fc.data_path.endswith('["target_q"]'))
+    fc.keyframe_points[-1].co[1] = q0 + 0.5  # the goal's last key edited
+    fc.update()
+    assert at(scene, 20)[1]["A"][0] == pytest.approx(q0 + 0.5, abs=1e-6)
+    assert solved == [20]
+
+
 def test_bake_curves_are_muted_while_live_and_a_bake_while_live_starts_where_live_did(
         vart_registered):
     scene = add("camera_tilt")
