@@ -14,8 +14,8 @@ import pytest
 import study_models as SM
 from vart_addon import analysis as A
 from vart_addon.analysis import results as R
-from vart_addon.solver import model_file as MF
 from vart_addon.physics.support import support_margin
+from vart_addon.solver import model_file as MF
 
 
 def grid(joint, start, stop, count, **kw):
