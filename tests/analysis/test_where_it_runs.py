@@ -101,18 +101,11 @@ def test_the_schedulers_own_reruns_are_reported():
     (within ``allowed-failures``) and vart said nothing. Now each such chunk is in
     ``run.retried`` with ``by: "dask"``."""
     import tempfile
-    marker = os.path.join(tempfile.mkdtemp(), "died")
-
-    def dies_once(model_text, study_doc, start, values):
-        if start == 3 and not os.path.exists(marker):
-            open(marker, "w").close()
-            os._exit(1)
-        return solve_chunk(model_text, study_doc, start, values)
-
+    task = functools.partial(study_tasks.dies_once, os.path.join(tempfile.mkdtemp(), "died"))
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
-        res = A.run(plan(), client=client, task=dies_once)
+        res = A.run(plan(), client=client, task=task)
     assert res.column("sample") == list(range(12)) and res.run["failed"] == []
     by = {r["first_sample"]: r for r in res.run["retried"]}
     assert by[3]["by"] == "dask" and "ran it again 1 time(s)" in by[3]["reason"]
@@ -145,19 +138,12 @@ def test_reruns_read_from_the_schedulers_events():
 
 
 def test_a_dead_worker_loses_only_its_chunk_retried_once(tmp_path, reference):
-    marker = str(tmp_path / "died")
-
-    def dies_once(model_text, study_doc, start, values):
-        if start == 3 and not os.path.exists(marker):
-            open(marker, "w").close()
-            os._exit(1)  # the worker process dies in the middle of its chunk
-        return solve_chunk(model_text, study_doc, start, values)
-
+    task = functools.partial(study_tasks.dies_once, str(tmp_path / "died"))
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
             distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                      dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
-        res = A.run(plan(), client=client, task=dies_once)
+        res = A.run(plan(), client=client, task=task)
     same_table(res, reference)
     # its chunk, and any other chunk the scheduler had already queued on that worker
     retried = {r["first_sample"]: r["reason"] for r in res.run["retried"] if r["by"] == "vart"}
