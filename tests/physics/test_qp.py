@@ -49,3 +49,32 @@ def test_an_infeasible_problem_returns_unconverged_without_raising():
     h = np.array([-1.0, -1.0])  # x <= -1 and x >= 1
     r = solve_qp(np.eye(1), np.zeros(1), np.zeros((0, 1)), np.zeros(0), G, h)
     assert not r.converged and np.isfinite(r.x).all()
+
+
+def test_variables_no_inequality_bounds_are_eliminated_to_the_same_answer():
+    """Free variables (a tower's loop wrenches: columns of G all zero) are eliminated once;
+    the answer is the dense method's."""
+    from vart_addon.physics import qp
+    rng = np.random.default_rng(3)
+    n_free, n_bound, p, m = 30, 12, 4, 20
+    n = n_free + n_bound
+    M = rng.normal(size=(n, n))
+    P = M.T @ M + 0.5 * np.eye(n)
+    c = rng.normal(size=n)
+    A = rng.normal(size=(p, n))
+    x0 = rng.normal(size=n)
+    b = A @ x0
+    G = np.zeros((m, n))
+    G[:, n_free:] = rng.normal(size=(m, n_bound))
+    h = G @ x0 + rng.uniform(0.1, 1.0, m)
+    kkt = qp._KKT(P, A, G)
+    assert kkt.Pinv is not None and len(kkt.free) == n_free
+    d = rng.uniform(0.1, 10.0, m)
+    rx, ry = rng.normal(size=n), rng.normal(size=p)
+    x, y = kkt.solve(rx, ry, d)
+    K = np.block([[P + (G.T * d) @ G, A.T], [A, np.zeros((p, p))]])
+    ref = np.linalg.solve(K, np.concatenate([rx, ry]))
+    np.testing.assert_allclose(np.concatenate([x, y]), ref, rtol=1e-8, atol=1e-9)
+    r = solve_qp(P, c, A, b, G, h)
+    assert r.converged and (G @ r.x <= h + 1e-7).all()
+    np.testing.assert_allclose(A @ r.x, b, atol=1e-7)

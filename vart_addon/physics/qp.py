@@ -44,6 +44,71 @@ def _step_to_boundary(v, dv) -> float:
     return float(min(1.0, (-v[neg] / dv[neg]).min()))
 
 
+class _KKT:
+    """The reduced KKT system ``[[P + G^T diag(d) G, A^T], [A, -reg]] [x; y] = [r_x; r_y]``
+    of each iteration. Variables that no inequality bounds (columns of ``G`` all zero: the
+    statics' loop and anchor wrenches, hundreds in a tower of loops) keep a constant block:
+    when ``P`` is positive definite there, they are eliminated once (``P_ff``'s inverse and
+    its Schur complement) and each iteration solves only for the bounded variables and the
+    multipliers."""
+
+    def __init__(self, P, A, G):
+        n, p = P.shape[0], A.shape[0]
+        self.P, self.A, self.G, self.n, self.p = P, A, G, n, p
+        self.reg = 1e-12 * (1.0 + np.abs(P).max(initial=0.0))
+        free = ~np.any(G != 0, axis=0) if G.shape[0] else np.ones(n, bool)
+        self.free, self.bound = np.flatnonzero(free), np.flatnonzero(~free)
+        self.Pinv = None
+        if len(self.free) > 8:
+            Pff = P[np.ix_(self.free, self.free)] + self.reg * np.eye(len(self.free))
+            try:
+                L = np.linalg.cholesky(Pff)
+            except np.linalg.LinAlgError:
+                L = None
+            if L is not None:
+                Linv = np.linalg.inv(L)
+                self.Pinv = Linv.T @ Linv
+                # the bounded variables' and multipliers' coupling through the free ones
+                C = np.concatenate([P[np.ix_(self.free, self.bound)], A[:, self.free].T], axis=1)
+                self.W = self.Pinv @ C  # P_ff^-1 [P_fb, A_f^T]
+                self.S = C.T @ self.W
+                nb = len(self.bound)
+                self.K0 = np.zeros((nb + p, nb + p))
+                self.K0[:nb, nb:], self.K0[nb:, :nb] = A[:, self.bound].T, A[:, self.bound]
+                self.K0[nb:, nb:] = -self.reg * np.eye(p)
+                self.K0 -= self.S
+                self.Gb = G[:, self.bound]
+                self.Pbb = P[np.ix_(self.bound, self.bound)] + self.reg * np.eye(nb)
+        if self.Pinv is None:
+            self.K = np.zeros((n + p, n + p))
+            self.K[:n, n:], self.K[n:, :n] = A.T, A
+            self.K[n:, n:] = -self.reg * np.eye(p)
+
+    def solve(self, rhs_x, rhs_y, d):
+        """``(x, y)`` of the system for ``d`` (the inequalities' z / s)."""
+        if self.Pinv is None:
+            n = self.n
+            self.K[:n, :n] = self.P + (self.G.T * d) @ self.G + self.reg * np.eye(n)
+            sol = _solve(self.K, np.concatenate([rhs_x, rhs_y]))
+            return sol[:n], sol[n:]
+        nb = len(self.bound)
+        K = self.K0.copy()
+        K[:nb, :nb] += self.Pbb + (self.Gb.T * d) @ self.Gb
+        rf = rhs_x[self.free]
+        sol = _solve(K, np.concatenate([rhs_x[self.bound], rhs_y]) - self.W.T @ rf)
+        x = np.empty(self.n)
+        x[self.bound] = sol[:nb]
+        x[self.free] = self.Pinv @ rf - self.W @ sol
+        return x, sol[nb:]
+
+
+def _solve(K, rhs):
+    try:
+        return np.linalg.solve(K, rhs)
+    except np.linalg.LinAlgError:  # singular to working precision: least squares
+        return np.linalg.lstsq(K, rhs, rcond=None)[0]
+
+
 def solve_qp(P, c, A, b, G, h, *, tol: float = TOL,
              max_iterations: int = MAX_ITERATIONS) -> QPResult:
     """Solve the QP above (shapes: ``P`` n x n, ``c`` n, ``A`` p x n, ``b`` p, ``G`` m x n,
@@ -58,19 +123,7 @@ def solve_qp(P, c, A, b, G, h, *, tol: float = TOL,
     s, z = np.ones(m), np.ones(m)
     scale_p = 1.0 + max(np.abs(b).max(initial=0.0), np.abs(h).max(initial=0.0))
     scale_d = 1.0 + np.abs(c).max(initial=0.0)
-    reg = 1e-12 * (1.0 + np.abs(P).max(initial=0.0))
-    K = np.zeros((n + p, n + p))
-    K[:n, n:], K[n:, :n] = A.T, A
-    K[n:, n:] = -reg * np.eye(p)
-
-    def solve(rhs_x, rhs_y, d):
-        K[:n, :n] = P + (G.T * d) @ G + reg * np.eye(n)
-        rhs = np.concatenate([rhs_x, rhs_y])
-        try:
-            sol = np.linalg.solve(K, rhs)
-        except np.linalg.LinAlgError:  # singular to working precision: least squares
-            sol = np.linalg.lstsq(K, rhs, rcond=None)[0]
-        return sol[:n], sol[n:]
+    solve = _KKT(P, A, G).solve
 
     # a starting point (as CVXOPT's coneqp): the minimiser of the problem with the
     # inequalities as least-squares terms, its slacks and multipliers shifted inside

@@ -37,6 +37,7 @@ import numpy as np
 
 from ..solver import se3
 from ..solver.errors import VartError
+from .joint_batches import by_type
 
 #: Standard gravity (m/s^2, world z up).
 GRAVITY = (0.0, 0.0, -9.81)
@@ -136,6 +137,21 @@ class StaticModel:
         self.far = np.zeros((len(self.dofs), len(self.links)), bool)
         for link, dofs in path.items():
             self.far[dofs, link] = True
+        ground = len(self.links)  # the pose stack's last row: the identity
+        first = {}  # joint name -> its first DoF
+        for d, (j, k, _) in enumerate(self._dof_edge):
+            if j is not None and k == 0:
+                first[j.name] = d
+        sign = {j.name: s for j, _, s in self._edges}
+        self._tree = [(b, np.array([first[j.name] for j in b.joints], int),
+                       np.array([sign[j.name] for j in b.joints]))
+                      for b in by_type([j for j, _, _ in self._edges if j.dof], self.index,
+                                       ground)]
+        self._base_dofs = [(d, k) for d, (j, k, _) in enumerate(self._dof_edge) if j is None]
+        batches = by_type(self.closures, self.index, ground)
+        where = {j.name: (b, i) for b in batches for i, j in enumerate(b.joints)}
+        self._closure_batches = batches
+        self._closure_at = [where[j.name] for j in self.closures]
         #: joint name -> its child link, for every real joint of the tree and the closures
         self.child_of = {j.name: j.child for j, _, _ in self._edges}
         self.child_of.update({j.name: j.child for j in self.closures})
@@ -180,16 +196,20 @@ class StaticModel:
         c = np.einsum("lij,lj->li", T[:, :3, :3], self.com_local) + T[:, :3, 3]
         com = (self.mass @ c) / self.total_mass if self.total_mass > 0 else c.mean(axis=0)
         o = com
+        stack = np.concatenate([T, np.eye(4)[None]])  # the ground last
         twist = np.zeros((len(self.dofs), 6))
-        for d, (j, k, sign) in enumerate(self._dof_edge):
-            if j is None:
-                twist[d, k] = 1.0  # tx ty tz: v = e_k; rx ry rz: w = e_(k-3) about o
-            else:
-                twist[d] = sign * self._joint_twists(j, T, o)[:, k]
+        for d, k in self._base_dofs:
+            twist[d, k] = 1.0  # tx ty tz: v = e_k; rx ry rz: w = e_(k-3) about o
+        for batch, first, sign in self._tree:
+            tw = sign[:, None, None] * batch.twists(stack, o)  # (k, 6, dof)
+            dof = tw.shape[2]
+            rows = (first[:, None] + np.arange(dof)).ravel()
+            twist[rows] = tw.transpose(0, 2, 1).reshape(-1, 6)
         f = self.mass[:, None] * self.gravity  # (n_links, 3)
         wrench = np.concatenate([f, np.cross(c - o, f)], axis=1)
         gravity = np.einsum("dk,dk->d", twist, self.far @ wrench)
-        bonds = [self._constraint_wrenches(j, T, o) for j in self.closures]
+        per_batch = {id(b): b.wrenches(stack, o) for b in self._closure_batches}
+        bonds = [per_batch[id(b)][i] for b, i in self._closure_at]
         bonds += [np.eye(6) for _ in self.anchored]  # (f, n about o): every wrench
         return PoseTerms(o, com, twist, gravity, bonds, T)
 
@@ -204,16 +224,6 @@ class StaticModel:
         T_wm = pose(j.parent) @ j.T_parent_mob
         T_mc = se3.inverse(T_wm) @ pose(j.child) @ j.T_child_frame
         return T_wm, T_mc
-
-    def _joint_twists(self, j, T, o) -> np.ndarray:
-        """(6, dof): joint ``j``'s motion subspace as world twists about ``o``."""
-        T_wm, T_mc = self._mobility(j, T)
-        q = j.jtype.fit(T_mc, j.pitch)
-        S = j.jtype.subspace(q, j.pitch, T=T_mc[None])[0]  # (v, w) about the mobility origin
-        R, p = T_wm[:3, :3], T_wm[:3, 3]
-        w = R @ S[3:]
-        v = R @ S[:3] + np.cross(p - o, w.T).T
-        return np.vstack([v, w])
 
     def guide_wrenches(self, j, terms: PoseTerms, poses) -> np.ndarray:
         """(6, k): what a guide (a virtual joint the caller holds the robot by, see

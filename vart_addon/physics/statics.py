@@ -188,7 +188,11 @@ def _solve(A_eq, b_eq, a, B, effort, limited, n_beta, n_x) -> dict:
     torque ratio, ``s+ s-`` the equations' elastic slacks, penalised. When that leaves slack,
     two phases: the least slack alone (its residual ``r`` is the wrench the contacts cannot
     give, 0 if the penalty was merely too small), then the least torque with the equations
-    shifted by ``r`` (met exactly by the first phase's answer)."""
+    shifted by ``r`` (met exactly by the first phase's answer). Without contacts and limits
+    (only equations and free unknowns: a mechanism held by its loops and anchors) the least
+    squares answer is direct (:func:`_least_squares`)."""
+    if n_beta == 0 and not limited:
+        return _least_squares(A_eq, b_eq, a, B, n_x)
     first = _qp(A_eq, b_eq, a, B, effort, limited, n_beta, n_x, SLACK_PENALTY)
     if first["slack"].sum() <= BALANCE_TOL and first["converged"]:
         return first
@@ -199,6 +203,28 @@ def _solve(A_eq, b_eq, a, B, effort, limited, n_beta, n_x) -> dict:
     if not out["converged"] or out["slack"].sum() > BALANCE_TOL:
         return least if least["converged"] or not first["converged"] else first
     return out
+
+
+def _least_squares(A_eq, b_eq, a, B, n_x) -> dict:
+    """The least torques and forces ``x`` meeting ``A_eq x = b_eq`` as nearly as they can (in
+    the least squares sense, first), from one regularised normal equation:
+    ``(P + M A^T A) x = -c + M A^T b`` with ``P``, ``c`` the tie-breaking terms of
+    :func:`_qp` and ``M`` large enough that what is left of the equations is their least
+    squares residual to 1e-9 of the weight."""
+    sig = np.maximum(np.abs(a).max(initial=1.0), 1.0)
+    Bs, as_ = B / sig, a / sig
+    P = Bs.T @ Bs + 0.1 * np.eye(n_x)
+    c = Bs.T @ as_
+    M = 1e9 * (1.0 + np.abs(P).max(initial=0.0))
+    K = P + M * (A_eq.T @ A_eq)
+    rhs = -c + M * (A_eq.T @ b_eq)
+    try:
+        x = np.linalg.solve(K, rhs)
+    except np.linalg.LinAlgError:
+        x = np.linalg.lstsq(K, rhs, rcond=None)[0]
+    residual = A_eq @ x - b_eq
+    return {"x": x, "t": 0.0, "slack": np.abs(residual), "residual": residual,
+            "converged": bool(np.isfinite(x).all())}
 
 
 def _qp(A_eq, b_eq, a, B, effort, limited, n_beta, n_x, penalty, torques=True):
