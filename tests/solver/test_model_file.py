@@ -4,6 +4,7 @@ are refused naming the field, with nothing built."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 
 import numpy as np
@@ -139,6 +140,23 @@ def test_bad_file_names_the_field(edit, message):
     with pytest.raises(MF.ModelFileError) as e:
         MF.from_dict(broken(edit))
     assert message in str(e.value)
+
+
+@pytest.mark.parametrize("field", [f.name for f in dataclasses.fields(Settings)])
+def test_a_setting_the_file_lacks_takes_its_default(field):
+    """Issue 34, item 4: a file written before a setting existed still loads; the setting
+    takes its default and every other one keeps the file's value."""
+    written = Settings(max_iterations=321, max_ms=12.5, tol=1e-8, stall_tol=1e-11,
+                       max_step=0.3, sigma0=2e-3, lambda_max=0.07, max_halvings=7,
+                       max_corrections=4, simplified_newton=False, predict_bend=False)
+    d = json.loads(MF.dumps(rich_linkage(), written))
+    del d["settings"][field]
+    _, read = MF.from_dict(d)
+    assert getattr(read, field) == getattr(Settings(), field)
+    assert dataclasses.replace(read, **{field: getattr(written, field)}) == written
+    d["settings"]["no_such_setting"] = 1.0  # an unknown one is still refused
+    with pytest.raises(MF.ModelFileError, match="settings: unknown field 'no_such_setting'"):
+        MF.from_dict(d)
 
 
 def test_not_json_and_missing_file(tmp_path):

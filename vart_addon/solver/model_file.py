@@ -6,6 +6,8 @@ What it holds (metres, radians, kilograms, seconds; 4x4 poses as 16 numbers, row
 
 - ``gravity``: the world gravity vector (m/s^2) or null (off);
 - ``settings``: every field of :class:`~.solver.Settings` (``max_ms`` null: no time budget);
+  a field a file lacks (written before that setting existed) takes its default, so a new
+  setting is one field of ``Settings`` and older files keep loading;
 - ``links`` (in the linkage's order): ``name``, ``mass``, ``com`` (link frame), ``virtual``,
   and ``root``: the link's root joint (its world pose as a free joint): ``tree`` (the link
   hangs from it), ``q`` (x, y, z, rotation vector: ``T_world_link``; null unless ``tree``),
@@ -26,7 +28,7 @@ What it holds (metres, radians, kilograms, seconds; 4x4 poses as 16 numbers, row
 
 Reading rebuilds exactly the linkage that was written (same link and joint order, spanning
 tree, values and goals), so a solve of the read linkage gives the poses the writer's solve
-gives. Every field is required; a missing one, an unknown one, a wrong type or a file of a
+gives. Every field is required but the settings'; a missing one, an unknown one, a wrong type or a file of a
 newer version raises :class:`ModelFileError` naming the field (``joints[3].lower``) with
 nothing built. Readers refuse later versions: a later version may add sections that an older
 reader would silently drop (version 1 readers refuse version 2 files, whose sublinkages they
@@ -125,10 +127,10 @@ def dumps(lk: Linkage, settings: Settings | None = None) -> str:
 class _Obj:
     """One JSON object of the file at ``path`` (``joints[3]``): its fields, checked."""
 
-    def __init__(self, value, path: str, keys: tuple):
+    def __init__(self, value, path: str, keys: tuple, required: tuple | None = None):
         if not isinstance(value, dict):
             raise ModelFileError(f"model file: {path}: expected an object, got {show(value)}")
-        missing = [k for k in keys if k not in value]
+        missing = [k for k in (keys if required is None else required) if k not in value]
         if missing:
             raise ModelFileError(f"model file: {path}: missing field {missing[0]!r}")
         extra = [k for k in value if k not in keys]
@@ -296,9 +298,11 @@ def _pose(o: _Obj, key) -> np.ndarray:
 
 def _settings(top: _Obj) -> Settings:
     names = tuple(f.name for f in dataclasses.fields(Settings))
-    s = top.obj("settings", names)
+    s = _Obj(top.value["settings"], top.where("settings"), names, required=())
     values: dict = {}
     for f in dataclasses.fields(Settings):
+        if f.name not in s.value:  # a file older than the setting: its default
+            continue
         v = s.value[f.name]
         if f.name == "max_ms" and v is None:
             values[f.name] = None
