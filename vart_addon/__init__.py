@@ -20,10 +20,11 @@ from types import ModuleType
 # order, so list a module after the modules whose classes it refers to.
 _SUBMODULES: tuple[str, ...] = (
     "properties", "shared.preferences", "shared.edit_count", "animation.live",
+    "drag.root_follow",
     "operators.links", "operators.joints", "operators.goals", "operators.solve",
     "operators.animate",
     "operators.io", "operators.trajectory", "operators.checks", "operators.studies",
-    "operators.sublinkages",
+    "operators.sublinkages", "operators.robot_setup",
     "menus", "io_urdf.menus", "io_trajectory.menus", "studies.menus",
     "panels", "overlay.drawing",
     "operators.examples",

@@ -15,7 +15,9 @@ sidebar panels read and edit these fields by name:
 - the last solve: ``status_levels`` (one row per priority level), ``status_summary`` and
   ``status_unreached`` (with sublinkages: which sublinkage could not reach what).
 - the clearance check (``vart.check_clearance``): ``clearance_ground`` (a mesh object, or
-  None for the plane z = 0), ``clearance_tolerance`` (m), ``clearance_summary``;
+  None for the plane z = 0), ``clearance_tolerance`` (m), ``clearance_summary``,
+  ``clearance_ignored`` (pairs of link objects the check leaves out: an SRDF's
+  ``disable_collisions``, or added by hand; ``clearance_ignored_index`` its active row);
   the physics replay's ``replay_summary`` (``vart.replay_physics``).
 - the plotted curves' peaks (``vart.plot_curves``, :mod:`.checks.plots`): ``peaks`` (a row
   per joint, worst first), ``peaks_index`` (a click selects the joint and jumps to the
@@ -145,6 +147,16 @@ class VART_PG_status_level(bpy.types.PropertyGroup):
                       "the level was last updated")
 
 
+class VART_PG_ignored_pair(bpy.types.PropertyGroup):
+    """A pair of links the clearance check leaves out (``scene.vart.clearance_ignored``): the
+    two link objects (pointers: a rename keeps the pair) and why (``reason``: an SRDF's
+    ``disable_collisions`` reason, or "by hand")."""
+
+    a: PointerProperty(name="Link A", type=bpy.types.Object)
+    b: PointerProperty(name="Link B", type=bpy.types.Object)
+    reason: StringProperty(name="Reason")
+
+
 class VART_PG_study_contact(bpy.types.PropertyGroup):
     """A support point of a study (``name``: the joint; its child-side frame's origin)."""
 
@@ -236,6 +248,8 @@ class VART_PG_settings(bpy.types.PropertyGroup):
     clearance_tolerance: FloatProperty(
         name="Tolerance", description="Ground penetration below this depth is not a contact",
         default=1e-4, min=0.0, soft_max=0.01, unit='LENGTH', precision=4)
+    clearance_ignored: CollectionProperty(type=VART_PG_ignored_pair)
+    clearance_ignored_index: IntProperty(name="Ignored Pair", default=0, min=0)
     clearance_summary: StringProperty(name="Last Clearance Check", description="Outcome of "
                                       "the last clearance check (pairs in contact, depth, "
                                       "frames)")
@@ -358,8 +372,8 @@ def unreached_text(status: SolveStatus) -> str:
                       for home, goals in status.unreached.items())
 
 
-classes = (VART_PG_peak, VART_PG_statics_row, VART_PG_status_level, VART_PG_study_contact,
-           VART_PG_study, VART_PG_settings)
+classes = (VART_PG_peak, VART_PG_statics_row, VART_PG_status_level, VART_PG_ignored_pair,
+           VART_PG_study_contact, VART_PG_study, VART_PG_settings)
 
 
 def register() -> None:

@@ -4,8 +4,14 @@ What the scene gets (decisions, each tested in ``tests/blender/test_io_urdf*.py`
 
 - **One Empty per URDF link** (axes), named as the link, at the link frame's world pose; it is
   the vart link (``ob["vart"]``, real, mass and centre of mass from ``<inertial>``). Link
-  objects are not Blender-parented to each other: vart's joints hold the tree, and a solve
-  writes each link's world matrix.
+  objects are not Blender-parented to each other (float32 matrices composed down a chain
+  would move a hexapod's pinned wheels by 1e-5 m): vart's joints hold the tree, a solve
+  writes each link's world matrix, and moving, rotating or keying the root link by hand moves
+  the rest with it (:mod:`vart_addon.drag.root_follow`).
+- **Placed on the ground** (``place_on_ground``, the import operator's default, for a robot
+  whose root is free): the lowest point of its geometry on z = 0.
+- **SRDF** (:mod:`vart_addon.formats.urdf.srdf`): a group state as the start, and the
+  ``disable_collisions`` pairs as the clearance check's ignored pairs.
 - Each ``<visual>`` becomes a child object of its link's Empty, with its mesh and colour: see
   :mod:`.visuals`, and :mod:`.mesh_data` for the meshes and materials.
 - One real vart joint per URDF joint (:func:`~vart_addon.formats.urdf.to_linkage.linkage_from_urdf`:
@@ -31,6 +37,7 @@ import bpy
 import numpy as np
 
 from ..formats.urdf import files as urdf
+from ..formats.urdf import srdf as srdf_files
 from ..formats.urdf import xacro_files
 from ..formats.urdf.start import start_from_file
 from ..formats.urdf.to_linkage import linkage_from_urdf
@@ -55,8 +62,9 @@ class ImportedRobot(dict):
     with attributes ``robot`` (the :class:`~vart_addon.formats.urdf.files.Robot`), ``collection``,
     ``joints`` (URDF joint name -> scene joint name), ``visuals`` (URDF link name -> its visual
     objects, placeholders included), ``missing`` (mesh filenames not found or not read) and
-    ``warnings`` (messages for the user) and ``base_joint`` (the virtual fixed joint of
-    ``fixed_base``, else None)."""
+    ``warnings`` (messages for the user), ``base_joint`` (the virtual fixed joint of
+    ``fixed_base``, else None), ``placed`` (how far *Place on Ground* moved it up, m) and
+    ``ignored`` (the SRDF's pairs added to the clearance check's ignored pairs)."""
 
     robot: urdf.Robot
     collection: object
@@ -65,12 +73,15 @@ class ImportedRobot(dict):
     missing: list
     warnings: list
     base_joint: str | None
+    placed: float
+    ignored: int
 
 
 # ---- the Python API ---------------------------------------------------------------------------
 def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, start="zero",
                 start_file=None, base_pose=None, fixed_base: bool = False,
-                use_env: bool = True, xacro_args=None, progress=None) -> ImportedRobot:
+                use_env: bool = True, xacro_args=None, progress=None, srdf=True,
+                srdf_state=None, place_on_ground: bool = False) -> ImportedRobot:
     """Import the URDF file ``path`` into ``scene`` (default: the scene of ``context``, or the
     current one). ``search_paths``: extra folders for ``package://`` and relative mesh paths
     (see :mod:`vart_addon.formats.urdf.mesh_paths`; ``use_env`` adds ROS_PACKAGE_PATH / AMENT_PREFIX_PATH).
@@ -78,8 +89,16 @@ def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, star
     starts as ``start_file`` says (a trajectory file, its first sample: see
     :func:`~vart_addon.formats.urdf.start.start_from_file`), else as ``start`` says: "zero"
     (0 clamped into the limits) or "middle" (of the limits).
+    ``start="srdf"``: the group state ``srdf_state`` (default: the first) of the robot's SRDF
+    (:mod:`vart_addon.formats.urdf.srdf`), its root pose too when it has one. ``srdf``: True
+    finds the SRDF beside the URDF or in its package's ``srdf/``, a path names it, False
+    reads none; its ``disable_collisions`` pairs become the scene's ignored pairs of the
+    clearance check (``scene.vart.clearance_ignored``, when vart is registered).
     ``base_pose``: the root link's world pose (4x4; default identity). ``fixed_base``: hold
-    the root to the world by a virtual fixed joint. A ``*.xacro`` file (or a URDF that uses
+    the root to the world by a virtual fixed joint. ``place_on_ground``: move the robot up
+    or down so that the lowest point of its geometry lies on z = 0, when its root is free
+    (neither ``fixed_base`` nor a ``world`` root; the import operator's default). A
+    ``*.xacro`` file (or a URDF that uses
     xacro) is expanded first by
     ROS's xacro with ``xacro_args`` (name -> value; ``$(find pkg)`` found as mesh packages
     are: :mod:`vart_addon.formats.urdf.xacro_files`), and the URDF it gives is imported.
@@ -108,16 +127,43 @@ def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, star
     try:
         robot = urdf.parse_urdf_string(data, source_name=name)
         pose, pose_warnings = ({}, []) if not start_file else start_from_file(robot, start_file)
-        lk, umap = linkage_from_urdf(robot, {**pose, **(q or {})}, start=start,
+        sr = _srdf(path, robot, srdf, start == "srdf")
+        if start == "srdf":
+            assert sr is not None  # else _srdf raised
+            pose, root_pose, said = srdf_files.start_values(robot, sr, srdf_state)
+            pose_warnings += said
+            if base_pose is None and root_pose is not None:
+                base_pose = root_pose
+        lk, umap = linkage_from_urdf(robot, {**pose, **(q or {})},
+                                     start="zero" if start == "srdf" else start,
                                      base_pose=base_pose, fixed_base=fixed_base)
-    except (urdf.UrdfError, VartError) as e:
-        msg = str(e)
+    except (urdf.UrdfError, VartError, srdf_files.SrdfError, OSError) as e:
+        msg = str(e) if not isinstance(e, OSError) else f"cannot read SRDF: {e.strerror or e}"
         raise IoError(msg if msg.startswith(name) else f"{name}: {msg}") from None
     text = data.decode("utf-8", "replace")
     builder = _Builder(ctx, scene, path, text, robot, lk, umap, search_paths, use_env)
     builder.progress = progress
+    builder.srdf = sr
+    builder.ground = bool(place_on_ground) and not fixed_base and robot.root_link != "world"
     builder.warnings += xacro_warnings + umap.warnings + pose_warnings  # the readers' first
     return builder.run()
+
+
+def _srdf(path: str, robot, srdf, needed: bool):
+    """The robot's SRDF (read) as ``srdf`` says (see :func:`import_urdf`), or None. An SRDF
+    the start needs and that is not there: SrdfError."""
+    where = None
+    if srdf is True:
+        where = srdf_files.find_srdf(path, robot.name)
+    elif srdf:
+        where = os.fspath(srdf)
+    if where is None:
+        if needed:
+            raise srdf_files.SrdfError(
+                "Start is an SRDF group state, but no SRDF was found beside the URDF or in "
+                "its package's srdf/ folder: choose the file")
+        return None
+    return srdf_files.read_srdf(where)
 
 
 def read_source(src) -> urdf.Robot:
@@ -137,6 +183,8 @@ class _Builder:
         self.warnings: list[str] = []
         self.missing: list[str] = []
         self.progress = None  # progress(done, total), per link whose visuals are built
+        self.srdf = None  # the robot's SRDF (read), whose disable_collisions pairs it stores
+        self.ground = False  # place the robot on the ground
         self.visual_builder = VisualBuilder(ctx, self.path, search_paths, use_env,
                                             self.warnings, self.missing)
 
@@ -168,6 +216,8 @@ class _Builder:
             self.warnings.append("textures are not imported (only colours)")
 
         RO.write_records(lk, obs, joint_name, poses)  # then read back: see RO
+        obs.placed = RO.place_on_ground(obs.values(), self._depsgraph) if self.ground else 0.0
+        obs.ignored = RO.store_ignored(self.scene, obs, self.srdf, self.warnings)
 
         obs.robot, obs.collection = robot, coll
         urdf_joints = {j.name for j in robot.joints}
@@ -175,6 +225,13 @@ class _Builder:
         obs.base_joint = joint_name.get(self.umap.base_joint)
         obs.visuals, obs.missing, obs.warnings = visuals, self.missing, self.warnings
         return obs
+
+
+    def _depsgraph(self):
+        vl = self.ctx.view_layer if self.ctx.scene == self.scene and \
+            self.ctx.view_layer is not None else self.scene.view_layers[0]
+        vl.update()
+        return vl.depsgraph
 
 
 def _axes_size(robot) -> float:

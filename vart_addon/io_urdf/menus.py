@@ -18,7 +18,8 @@ def draw_export(self, context):
 
 
 def draw_sidebar(layout) -> None:
-    """The same six actions as buttons, for a sidebar panel (``draw_sidebar(self.layout)``)."""
+    """The same six actions as buttons, and Place on Ground, for a sidebar panel
+    (``draw_sidebar(self.layout)``)."""
     col = layout.column(align=True)
     row = col.row(align=True)
     row.operator("vart.import_urdf", text="Import URDF", icon='IMPORT')
@@ -29,6 +30,7 @@ def draw_sidebar(layout) -> None:
     row = col.row(align=True)
     row.operator("vart.load_preset", text="Load Preset", icon='FILE_FOLDER')
     row.operator("vart.save_preset", text="Save Preset", icon='FILE_TICK')
+    col.operator("vart.place_on_ground", text="Place on Ground", icon='TRIA_DOWN_BAR')
 
 
 class VART_FH_urdf(bpy.types.FileHandler):
@@ -44,7 +46,7 @@ class VART_FH_urdf(bpy.types.FileHandler):
 
 #: Every operator these menus reach (tests check each exists).
 OPERATORS = ("import_urdf", "import_mjcf", "load_preset", "export_urdf", "export_mjcf",
-             "save_preset")
+             "save_preset", "place_on_ground")
 
 
 def register() -> None:

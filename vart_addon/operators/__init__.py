@@ -11,6 +11,8 @@
 - :mod:`.io`: import_urdf, export_urdf, save_preset, load_preset
 - :mod:`.trajectory`: export_trajectory, import_trajectory
 - :mod:`.checks`: check_clearance
+- :mod:`.robot_setup`: place_on_ground, add_ignored_pair, remove_ignored_pair,
+  clear_ignored_pairs
 - :mod:`.examples`: add_example, key_joint
 
 Each operator is thin: it maps the context (active link, selection, active joint, 3D cursor)

@@ -82,12 +82,27 @@ class VART_OT_import_urdf(bpy.types.Operator, ImportHelper):  # type: ignore[mis
                ('MIDDLE', "Middle of Limits", "Every joint in the middle of its limits"),
                ('FILE', "Pose File", "The first sample of a trajectory file (.csv, .json, "
                 "ROS JointTrajectory; .path in the order of a vart export); joints it does "
-                "not name start at zero")],
+                "not name start at zero"),
+               ('SRDF', "SRDF Group State", "A named configuration of the robot's SRDF (its "
+                "home pose, e.g. half_sitting; the root's pose too when it gives one); "
+                "joints it does not name start at zero")],
         default='ZERO')
     start_file: StringProperty(
         name="Pose File", subtype='FILE_PATH',
         description="With Start = Pose File: the trajectory file whose first sample is the "
                     "start configuration")
+    srdf_file: StringProperty(
+        name="SRDF", subtype='FILE_PATH',
+        description="The robot's SRDF (group states; disable_collisions pairs become the "
+                    "clearance check's ignored pairs). Empty: the one beside the URDF or in "
+                    "its package's srdf/ folder, if any")
+    srdf_state: StringProperty(
+        name="Group State",
+        description="With Start = SRDF Group State: its name (empty: the SRDF's first)")
+    place_on_ground: BoolProperty(
+        name="Place on Ground", default=True,
+        description="Move a robot whose root is free (not Fixed Base) up or down so that the "
+                    "lowest point of its geometry lies on z = 0")
 
     @classmethod
     def poll(cls, context):
@@ -114,9 +129,13 @@ class VART_OT_import_urdf(bpy.types.Operator, ImportHelper):  # type: ignore[mis
                                   search_paths=mesh_paths.split_search_paths(self.search_paths)
                                   + preferences.search_paths(context),
                                   fixed_base=self.fixed_base,
-                                  start="middle" if self.start == 'MIDDLE' else "zero",
+                                  start={'MIDDLE': "middle", 'SRDF': "srdf"}.get(self.start,
+                                                                                "zero"),
                                   start_file=bpy.path.abspath(self.start_file)
-                                  if self.start == 'FILE' else None)
+                                  if self.start == 'FILE' else None,
+                                  srdf=bpy.path.abspath(self.srdf_file) if self.srdf_file
+                                  else True, srdf_state=self.srdf_state or None,
+                                  place_on_ground=self.place_on_ground)
         except (IoError, UrdfError, *support.ERRORS) as e:
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}
@@ -124,7 +143,11 @@ class VART_OT_import_urdf(bpy.types.Operator, ImportHelper):  # type: ignore[mis
         _select(context, obs.values(), root)
         name = obs.robot.name or os.path.basename(self.filepath)
         summary = (f"imported {name!r}: {len(obs)} links, {len(obs.joints)} joints"
-                   + (f", {len(obs.missing)} mesh(es) missing" if obs.missing else ""))
+                   + (f", {len(obs.missing)} mesh(es) missing" if obs.missing else "")
+                   + (f", placed on the ground ({obs.placed * 1e3:+.1f} mm)" if obs.placed
+                      else "")
+                   + (f", {obs.ignored} pairs ignored by the clearance check (SRDF)"
+                      if obs.ignored else ""))
         report_warnings(self, obs.warnings, summary)
         return {'FINISHED'}
 
@@ -166,7 +189,8 @@ class VART_OT_export_urdf(bpy.types.Operator, ExportHelper):  # type: ignore[mis
     bl_idname = "vart.export_urdf"
     bl_label = "Export URDF"
     bl_description = ("Export the real robot (virtual links and joints left out) as URDF, "
-                      "with its geometry as STL files in a folder next to it")
+                      "with every mesh it names in a meshes/ folder next to it (a "
+                      "self-contained package)")
     bl_options = {'REGISTER'}
 
     filename_ext = ".urdf"
@@ -178,9 +202,9 @@ class VART_OT_export_urdf(bpy.types.Operator, ExportHelper):  # type: ignore[mis
                              description="Write binary STL meshes (else ASCII)")
     keep_meshes: BoolProperty(
         name="Keep Original Meshes", default=True,
-        description="An imported visual whose geometry is unchanged names the mesh file it "
-                    "came from (package:// as written); off: every visual is written as STL "
-                    "next to the URDF (a self-contained export)")
+        description="An imported visual whose geometry is unchanged keeps the mesh file it "
+                    "came from, copied into meshes/ (Collada converted to STL); off: every "
+                    "visual is written as an STL of what it shows")
     selected_only: BoolProperty(
         name="Selected Robots Only", default=False,
         description="Export only the robots (links connected by real joints) that hold a "
@@ -206,12 +230,14 @@ class VART_OT_export_urdf(bpy.types.Operator, ExportHelper):  # type: ignore[mis
         try:
             res = export_urdf(self.filepath, context=context, name=self.robot_name or None,
                               binary=self.binary_stl, links=links,
-                              keep_meshes=self.keep_meshes)
+                              keep_meshes=self.keep_meshes,
+                              search_paths=preferences.search_paths(context))
         except (IoError, *support.ERRORS) as e:
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}
         summary = (f"exported {res.robot.name!r} to {res.path}: {len(res.robot.links)} links, "
-                   f"{len(res.robot.joints)} joints, {len(res.meshes)} meshes")
+                   f"{len(res.robot.joints)} joints, {len(res.meshes)} mesh files written "
+                   "to meshes/")
         report_warnings(self, res.warnings, summary)
         return {'FINISHED'}
 

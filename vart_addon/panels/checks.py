@@ -1,6 +1,7 @@
 """The Will It Run? panel of the sidebar: the checks of the frame range (the ground and
 tolerance of clearance; friction, contact tolerance, torque margin and slip tolerance of the
-statics; Will It Run? runs both, Clearance Only the first) and what the last check found,
+statics; the link pairs clearance leaves out, to add and remove by hand; Will It Run? runs
+both, Clearance Only the first) and what the last check found,
 with the failing frames and the joints by peak static torque (a click goes there); Replay in
 MuJoCo and what the last replay measured; Plot Curves and the joints' peaks against their
 limits, worst first (a click selects the joint and jumps to the frame)."""
@@ -26,6 +27,7 @@ class VART_PT_checks(C.Panel, bpy.types.Panel):
         col.prop(sv, "statics_tolerance")
         col.prop(sv, "statics_torque_margin")
         col.prop(sv, "statics_slip")
+        _ignored_pairs(layout, sv)
         row = layout.row(align=True)
         C.op(row, "vart.will_it_run", icon='CHECKMARK')
         C.op(row, "vart.check_clearance", text="Clearance Only", icon='MOD_PHYSICS')
@@ -46,6 +48,32 @@ class VART_PT_checks(C.Panel, bpy.types.Panel):
         if len(sv.peaks):
             layout.label(text="Peaks / limit (worst first): v a f")
             layout.template_list("VART_UL_peaks", "", sv, "peaks", sv, "peaks_index", rows=4)
+
+
+def _ignored_pairs(layout, sv) -> None:
+    """The clearance check's ignored pairs: a list, with Ignore Pair (the two selected
+    links), Check Pair Again (the active row) and Check Every Pair beside it."""
+    layout.label(text=f"Ignored pairs ({len(sv.clearance_ignored)}):")
+    row = layout.row()
+    row.template_list("VART_UL_ignored_pairs", "", sv, "clearance_ignored", sv,
+                      "clearance_ignored_index", rows=3)
+    col = row.column(align=True)
+    col.operator("vart.add_ignored_pair", text="", icon='ADD')
+    col.operator("vart.remove_ignored_pair", text="", icon='REMOVE')
+    col.operator("vart.clear_ignored_pairs", text="", icon='X')
+
+
+class VART_UL_ignored_pairs(bpy.types.UIList):
+    """A pair of links the clearance check leaves out per row: the two links and why (an
+    SRDF's reason, or by hand)."""
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname,
+                  index=0, flt_flag=0):
+        a = item.a.name if item.a is not None else "(deleted)"
+        b = item.b.name if item.b is not None else "(deleted)"
+        row = layout.row(align=True)
+        row.label(text=f"{a} / {b}", icon='UNLINKED')
+        row.label(text=item.reason)
 
 
 def _percent(fraction: float) -> str:
@@ -104,7 +132,7 @@ def _outcome(layout, summary: str, bad: str, none: str, lines=bake_lines):
         box.label(text=line, icon=icon)
 
 
-classes = (VART_UL_peaks, VART_UL_statics, VART_PT_checks)
+classes = (VART_UL_peaks, VART_UL_statics, VART_UL_ignored_pairs, VART_PT_checks)
 
 
 # The stubs declare register_classes_factory -> None; it returns (register, unregister).
