@@ -1,4 +1,5 @@
-"""Export the scene's real robot as URDF, with its visual geometry as STL files.
+"""Export the scene's real robot as URDF in a self-contained package: the file and, beside it,
+every mesh it names in ``meshes/`` (:mod:`.export_package`).
 
 What is written (:func:`export_urdf`):
 
@@ -7,25 +8,28 @@ What is written (:func:`export_urdf`):
   left out; a real joint URDF cannot express, a closure, a link not connected to the others... is
   rewritten or left out with a warning, returned to the caller);
 - a visual imported from a mesh file whose geometry is unchanged (same mesh data, transform
-  and no modifiers added: :func:`.visuals.fingerprint`) is written as it was read: the same
-  file (a ``package://`` name as written, another path relative to the new URDF) with its
-  origin and scale; no STL is written for it;
+  and no modifiers added: :func:`.visuals.fingerprint`) keeps that file with its origin and
+  scale: copied into ``meshes/`` (STL, OBJ) or converted to STL (Collada), named relative to
+  the new URDF (``meshes/base.stl``); a format MuJoCo does not read (PLY) is written as below;
 - any other link geometry is the evaluated mesh (modifiers applied) of the link object itself, when
   it has geometry, and of every Blender descendant that is not itself a link (the descendants
   of another link belong to that link). Each becomes one ``<visual>``: an STL file (binary, or
-  ASCII) in the link frame (identity ``<origin>``), in a folder next to the URDF
-  (``<stem>_meshes/``), named by a path relative to the URDF. Its colour is that of the
+  ASCII) in the link frame (identity ``<origin>``) in ``meshes/``. Its colour is that of the
   object's first material (Principled BSDF base colour, else the viewport colour), or the
   object colour when it has no material. Placeholder Empties of meshes an import could not
   read are left out (with a warning);
 - what the scene does not hold is carried over from the URDF the robot was imported from,
   when the robot's collection keeps it (``collection["vart_urdf"]``, see :mod:`.importer`):
-  collisions (box, cylinder, sphere; ``package://`` meshes as they are; other mesh paths
-  re-resolved and written relative to the new file, or left out with a warning), inertia
-  tensors, effort and velocity limits, dynamics, materials and extra elements (gazebo, ...).
+  collisions (box, cylinder, sphere; mesh files, ``package://`` ones included, found as the
+  import found them and kept in ``meshes/`` as visuals are, or left out with a warning),
+  inertia tensors, effort and velocity limits, dynamics, materials and extra elements
+  (gazebo, ...; a ``<mujoco>`` element's ``<compiler>`` mesh folders dropped).
 
-Every file is written atomically (a temporary file replaced into place): the STL files first,
-then the URDF (:func:`~vart_addon.formats.urdf.files.save_urdf`). Errors raise :class:`IoError`.
+So the export re-imports from its own folder with every mesh, MuJoCo loads the URDF as it
+is, and Pinocchio with the folder as its package directory. Every file is written atomically
+(a temporary file replaced into place): the meshes first, then the URDF
+(:func:`~vart_addon.formats.urdf.files.save_urdf`). ``ExportResult.meshes`` lists every mesh
+file written. Errors raise :class:`IoError`.
 """
 from __future__ import annotations
 
@@ -33,6 +37,7 @@ import copy
 import dataclasses
 import os
 import re
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
 import bpy
@@ -42,12 +47,12 @@ from ..bridge import poses as P
 from ..bridge import schema as S
 from ..bridge.errors import BridgeError
 from ..bridge.scene import SceneBridge
-from ..formats import stl
 from ..formats.urdf import files as urdf
 from ..formats.urdf import mesh_paths
 from ..formats.urdf.from_linkage import urdf_from_linkage
 from ..solver import VartError
 from .errors import IoError
+from .export_package import MeshPackage, safe_name
 from .importer import MISSING_KEY, SOURCE_KEY, read_source
 from .visuals import SOURCE_MESH_KEY, fingerprint
 
@@ -69,20 +74,24 @@ class ExportResult:
 
 
 def export_urdf(path, *, context=None, scene=None, name: str | None = None,
-                binary: bool = True, links=None, keep_meshes: bool = True) -> ExportResult:
+                binary: bool = True, links=None, keep_meshes: bool = True,
+                search_paths=()) -> ExportResult:
     """Write the real robot of ``scene`` (default: the context's) to the URDF file ``path``
-    and its meshes to ``<stem>_meshes/`` next to it. ``name``: the robot name (default: that
-    of the imported URDF, else the file's stem). ``binary``: binary STL (else ASCII).
-    ``links``: names of link objects; when given, only the robots (sets of links connected
-    by real joints) that contain one of them are written. ``keep_meshes``: an imported
-    visual whose geometry is unchanged names its original mesh file (else every visual is
-    written as an STL, a self-contained export). Raises :class:`IoError`."""
+    and every mesh it names to ``meshes/`` next to it (:mod:`.export_package`: a
+    self-contained package). ``name``: the robot name (default: that of the imported URDF,
+    else the file's stem). ``binary``: binary STL (else ASCII). ``links``: names of link
+    objects; when given, only the robots (sets of links connected by real joints) that
+    contain one of them are written. ``keep_meshes``: an imported visual whose geometry is
+    unchanged keeps its original mesh file, copied (STL, OBJ) or converted (Collada to STL);
+    else every visual is written as an STL of what it shows. ``search_paths``: where the
+    original URDF's ``package://`` collision meshes are looked for, beside its folder and
+    the ROS environment. Raises :class:`IoError`."""
     ctx = context if context is not None else bpy.context
     scene = scene if scene is not None else ctx.scene
     path = os.path.abspath(os.fspath(path))
     stem = os.path.splitext(os.path.basename(path))[0] or "robot"
     folder = os.path.dirname(path)
-    mesh_rel = f"{_safe(stem)}_meshes"
+    package = MeshPackage(folder, binary)
     try:
         bridge = SceneBridge(scene)
         bridge.sync()
@@ -97,37 +106,30 @@ def export_urdf(path, *, context=None, scene=None, name: str | None = None,
         raise IoError("nothing to export: the scene has no real links"
                       + (" among the selected robots" if links is not None else ""))
     warnings: list[str] = []
-    template = source_template(obs, real, folder, warnings)
+    template = source_template(obs, real, package, warnings, search_paths)
     robot_name = name or (template.name if template is not None and template.name else stem)
 
     depsgraph = depsgraph_of(ctx, scene)
-    visuals, files, used = {}, [], set()
+    visuals = {}
     for n in real:
         ob = obs[n]
         T = P.rigid_and_scale(P.observe(ob), n)[0]
         geo = geometry_objects(ob, warnings)
         vis = []
         for g in geo:
-            same = _unchanged_source(g, ob, folder) if keep_meshes else None
+            same = _unchanged_source(g, ob, package) if keep_meshes else None
+            mat_name, rgba = _colour(g)
             if same is not None:
-                mat_name, rgba = _colour(g)
                 vis.append(dataclasses.replace(same, name=g.name, material_name=mat_name,
                                                rgba=rgba))
                 continue
             tri_v, tri_i = mesh_in_frame(g, depsgraph, T)
             if len(tri_i) == 0:
                 continue
-            base = _safe(n) if len(geo) == 1 else f"{_safe(n)}__{_safe(g.name)}"
-            fname = base + ".stl"
-            k = 1
-            while fname.lower() in used:
-                fname = f"{base}_{k}.stl"
-                k += 1
-            used.add(fname.lower())
-            files.append((os.path.join(folder, mesh_rel, fname), tri_v, tri_i, g.name))
-            mat_name, rgba = _colour(g)
-            vis.append(urdf.Visual(geometry=urdf.Mesh(f"{mesh_rel}/{fname}"), name=g.name,
-                                   material_name=mat_name, rgba=rgba))
+            base = safe_name(n) if len(geo) == 1 else f"{safe_name(n)}__{safe_name(g.name)}"
+            vis.append(urdf.Visual(geometry=urdf.Mesh(package.add_stl(base, tri_v, tri_i,
+                                                                      g.name)),
+                                   name=g.name, material_name=mat_name, rgba=rgba))
         visuals[n] = tuple(vis)
     try:
         robot, more = urdf_from_linkage(lk, robot_name, visuals=visuals, template=template)
@@ -135,18 +137,11 @@ def export_urdf(path, *, context=None, scene=None, name: str | None = None,
         raise IoError(f"cannot export: {e}") from None
     warnings.extend(more)
     try:
-        if files:
-            try:
-                os.makedirs(os.path.join(folder, mesh_rel), exist_ok=True)
-            except OSError as e:
-                raise IoError(f"cannot write '{os.path.join(folder, mesh_rel)}': "
-                              f"{e.strerror or e}") from None
-        for fpath, v, t, label in files:
-            stl.write_stl(fpath, v, t, binary=binary, name=label)
+        written = package.write()
         urdf.save_urdf(robot, path)
     except OSError as e:
         raise IoError(str(e)) from None
-    return ExportResult(path, robot, [f[0] for f in files], warnings)
+    return ExportResult(path, robot, written, warnings)
 
 
 # ---- which robot ------------------------------------------------------------------------------
@@ -236,30 +231,28 @@ def mesh_in_frame(ob, depsgraph, T_link):
     return v, t
 
 
-def _unchanged_source(g, link_ob, folder):
-    """The URDF visual naming the mesh file ``g`` was imported from, when its geometry is
-    unchanged since (:func:`.visuals.fingerprint`) and it still hangs directly from its link
-    (a ``package://`` name as written; another path re-resolved relative to ``folder``); else
-    None (the export writes an STL of what ``g`` shows)."""
+def _unchanged_source(g, link_ob, package: MeshPackage):
+    """The URDF visual naming the mesh file ``g`` was imported from, kept in ``package``
+    (copied, or converted), when its geometry is unchanged since
+    (:func:`.visuals.fingerprint`) and it still hangs directly from its link; else None (the
+    export writes an STL of what ``g`` shows)."""
     rec = g.get(SOURCE_MESH_KEY)
     if rec is None or g.parent != link_ob or g.type != 'MESH':
         return None
     try:
         if fingerprint(g) != str(rec["fingerprint"]):
             return None
-        filename, path = str(rec["filename"]), str(rec["path"])
+        path = str(rec["path"])
         origin = urdf.Origin(tuple(rec["xyz"]), tuple(rec["rpy"]))
         scale = tuple(float(x) for x in rec["scale"])
     except (KeyError, TypeError, ValueError, urdf.UrdfError):
         return None  # a damaged record: write the geometry itself
-    if not filename.lower().startswith("package://"):
-        if not os.path.isfile(path):
-            return None
-        try:
-            filename = os.path.relpath(path, folder).replace(os.sep, "/")
-        except ValueError:  # another drive (Windows)
-            filename = path
-    return urdf.Visual(geometry=urdf.Mesh(filename, scale), origin=origin)
+    if not os.path.isfile(path):
+        return None
+    kept = package.keep(path, [])  # not kept: the STL of what it shows is written instead
+    if kept is None:
+        return None
+    return urdf.Visual(geometry=urdf.Mesh(kept, scale), origin=origin)  # type: ignore[arg-type]
 
 
 #: Principled BSDF base colour and viewport colour of a new material.
@@ -292,16 +285,14 @@ def _name(name: str) -> str:
     return re.sub(r"\.\d{3}$", "", name)
 
 
-def _safe(name: str) -> str:
-    """A file-name-safe version of a name."""
-    out = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._")
-    return out or "mesh"
-
-
 # ---- the imported URDF as a template ----------------------------------------------------------
-def source_template(obs, real, folder, warnings):
+def source_template(obs, real, package, warnings, search_paths=()):
     """The URDF the robot was imported from (collisions, inertia tensors, ... for the export),
-    with its visuals dropped and its mesh collisions' paths made relative to ``folder``."""
+    with its visuals dropped and its mesh collisions kept in ``package`` (a
+    :class:`.export_package.MeshPackage`; found as the import found them: around the source
+    file, ``search_paths``, the ROS environment), and what a ``<mujoco>`` element says of
+    mesh folders dropped (the package has its own). ``package`` a folder instead (for
+    readers of the limits and inertials): mesh paths made relative to it, nothing copied."""
     best, best_n = None, 0
     real_obs = {obs[n] for n in real}
     for coll in bpy.data.collections:
@@ -327,19 +318,39 @@ def source_template(obs, real, folder, warnings):
         cols = []
         for c in link.collisions:
             g = c.geometry
-            if isinstance(g, urdf.Mesh) and not g.filename.lower().startswith("package://"):
-                res = mesh_paths.resolve(g.filename, source, use_env=False)
-                if not res.found:
+            if isinstance(g, urdf.Mesh):
+                res = mesh_paths.resolve(g.filename, source, search_paths)
+                kept = None if not res.found else package.keep(res.path, warnings) \
+                    if isinstance(package, MeshPackage) else _relative(res.path, package)
+                if kept is None:
                     dropped.append(g.filename)
                     continue
-                try:
-                    rel = os.path.relpath(res.path, folder).replace(os.sep, "/")
-                except ValueError:  # another drive (Windows)
-                    rel = res.path
-                c = dataclasses.replace(c, geometry=dataclasses.replace(g, filename=rel))
+                c = dataclasses.replace(c, geometry=dataclasses.replace(g, filename=kept))
             cols.append(c)
         links.append(dataclasses.replace(link, visuals=(), collisions=tuple(cols)))
     if dropped:
-        warnings.append(f"{len(dropped)} collision mesh(es) of the original URDF not found, "
-                        f"left out: {', '.join(sorted(set(dropped))[:5])}")
-    return dataclasses.replace(robot, links=tuple(links))
+        warnings.append(f"{len(dropped)} collision mesh(es) of the original URDF not found or "
+                        f"not kept, left out: {', '.join(sorted(set(dropped))[:5])}")
+    return dataclasses.replace(robot, links=tuple(links), extras=_own_mesh_folder(robot.extras))
+
+
+def _relative(path: str, folder: str) -> str:
+    try:
+        return os.path.relpath(path, folder).replace(os.sep, "/")
+    except ValueError:  # another drive (Windows)
+        return path
+
+
+def _own_mesh_folder(extras) -> tuple:
+    """The extra elements, a ``<mujoco>`` one without the ``<compiler>`` folders that would
+    send MuJoCo away from the package's ``meshes/``."""
+    out = []
+    for text in extras:
+        if text.lstrip().startswith("<mujoco"):
+            el = ET.fromstring(text)
+            for comp in el.iter("compiler"):
+                for key in ("meshdir", "assetdir", "texturedir", "strippath"):
+                    comp.attrib.pop(key, None)
+            text = ET.tostring(el, encoding="unicode")
+        out.append(text)
+    return tuple(out)

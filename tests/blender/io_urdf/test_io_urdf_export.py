@@ -73,14 +73,14 @@ def test_export_keeps_the_kinematics(scene, tmp_path, path):
 def test_meshes_are_stl_in_the_link_frame_next_to_the_urdf(scene, tmp_path):
     obs = import_urdf(ARM6)
     res = export_urdf(tmp_path / "arm.urdf", keep_meshes=False)
-    folder = tmp_path / "arm_meshes"
-    assert sorted(os.listdir(tmp_path)) == ["arm.urdf", "arm_meshes"]
+    folder = tmp_path / "meshes"
+    assert sorted(os.listdir(tmp_path)) == ["arm.urdf", "meshes"]
     assert sorted(res.meshes) == sorted(str(p) for p in folder.iterdir())
     assert len(res.meshes) == sum(len(l.visuals) for l in obs.robot.links)
     by_name = {}
     for link in res.robot.links:
         for v in link.visuals:
-            assert v.origin.is_identity and v.geometry.filename.startswith("arm_meshes/")
+            assert v.origin.is_identity and v.geometry.filename.startswith("meshes/")
             assert not os.path.isabs(v.geometry.filename)
             by_name[v.name] = (link.name, tmp_path / v.geometry.filename, v)
             head = (tmp_path / v.geometry.filename).read_bytes()[:5]
@@ -133,23 +133,31 @@ def test_what_the_imported_urdf_held_is_carried_over(scene, tmp_path):
     assert res.warnings == []
 
 
-def test_collision_meshes_of_the_original_are_re_pointed(scene, tmp_path):
-    src = tmp_path / "src"
+def test_collision_meshes_of_the_original_are_kept_in_the_package(scene, tmp_path):
+    """Issue 32.5: the original's mesh collisions, package:// ones too, are copied into the
+    export's meshes/ (one copy per file) and named relative to it; one not found is left out
+    with a warning."""
+    src = tmp_path / "src" / "p"
     (src / "meshes").mkdir(parents=True)
+    (src / "package.xml").write_text("<package><name>p</name></package>")
     (src / "meshes" / "c.stl").write_bytes((DATA / "arm6" / "meshes" / "finger.stl").read_bytes())
     (src / "r.urdf").write_text(
         '<robot name="r"><link name="a"><visual><geometry><box size="1 1 1"/></geometry></visual>'
         '<collision><geometry><mesh filename="meshes/c.stl"/></geometry></collision>'
-        '<collision><geometry><mesh filename="package://p/c.stl"/></geometry></collision>'
+        '<collision><geometry><mesh filename="package://p/meshes/c.stl"/></geometry></collision>'
         '<collision><geometry><mesh filename="meshes/gone.stl"/></geometry></collision>'
         '</link></robot>')
     import_urdf(src / "r.urdf", use_env=False)
     (tmp_path / "out" / "deep").mkdir(parents=True)
     res = export_urdf(tmp_path / "out" / "deep" / "r.urdf")
     cols = res.robot.link_by_name("a").collisions
-    assert [c.geometry.filename for c in cols] == ["../../src/meshes/c.stl", "package://p/c.stl"]
-    assert any("1 collision mesh(es) of the original URDF not found, left out: meshes/gone.stl"
-               in w for w in res.warnings)
+    assert [c.geometry.filename for c in cols] == ["meshes/c.stl", "meshes/c.stl"]
+    assert str(tmp_path / "out" / "deep" / "meshes" / "c.stl") in res.meshes  # and a's box
+    assert len(res.meshes) == 2
+    assert (tmp_path / "out" / "deep" / "meshes" / "c.stl").read_bytes() == \
+        (src / "meshes" / "c.stl").read_bytes()
+    assert any("1 collision mesh(es) of the original URDF not found or not kept, left out: "
+               "meshes/gone.stl" in w for w in res.warnings)
 
 
 # ---- what is left out -------------------------------------------------------------------------
@@ -298,9 +306,9 @@ def test_failures(scene, tmp_path):
 def test_unchanged_imported_meshes_name_their_files_and_edited_ones_are_written(scene,
                                                                                tmp_path):
     """Keep Original Meshes (the default): a visual imported from a mesh file and unchanged
-    names the same file (package:// as written, another path relative to the new URDF) with
-    its origin and scale; no STL is written for it. Edited geometry (a vertex moved, the
-    object moved, a modifier) is written as an STL of what it shows."""
+    keeps that file, copied into the export's meshes/ (its origin and scale as they were);
+    no STL of the object is written for it. Edited geometry (a vertex moved, the object
+    moved, a modifier) is written as an STL of what it shows."""
     obs = import_urdf(ROVER)
     r1 = obs.robot
     res = export_urdf(tmp_path / "out" / "rover.urdf")
@@ -308,18 +316,15 @@ def test_unchanged_imported_meshes_name_their_files_and_edited_ones_are_written(
     files1 = {v.name: v for link in r1.links for v in link.visuals
               if isinstance(v.geometry, urdf.Mesh)}
     files2 = {v.name: v for link in r2.links for v in link.visuals}
-    kept = [n for n, v in files1.items() if n in files2
-            and isinstance(files2[n].geometry, urdf.Mesh)
-            and not files2[n].geometry.filename.startswith("rover_meshes/")]
-    assert "chassis" in kept
-    assert files2["chassis"].geometry.filename == files1["chassis"].geometry.filename  # package
+    chassis = files1["chassis"].geometry.filename
+    assert files2["chassis"].geometry.filename == \
+        "meshes/" + os.path.basename(chassis.split("://")[-1])  # the source file, copied
     assert files2["chassis"].geometry.scale == files1["chassis"].geometry.scale
     assert files2["chassis"].origin == files1["chassis"].origin
-    assert not any("chassis" in os.path.basename(m) for m in res.meshes)
-    # the re-exported robot, imported again, shows the same geometry where it was
+    assert str(tmp_path / "out" / files2["chassis"].geometry.filename) in res.meshes
+    # the re-exported robot, imported again from its own folder alone, shows every mesh
     scene2 = bpy.data.scenes.new("again")
-    again = import_urdf(tmp_path / "out" / "rover.urdf", scene=scene2,
-                        search_paths=[str(DATA / "rover")])
+    again = import_urdf(tmp_path / "out" / "rover.urdf", scene=scene2, use_env=False)
     assert not again.missing or set(again.missing) == set(obs.missing)
     # edit the chassis: one vertex moved -> an STL of the edited geometry is written
     chassis = next(ob for ob in bpy.context.scene.objects if ob.name == "chassis")
@@ -328,7 +333,7 @@ def test_unchanged_imported_meshes_name_their_files_and_edited_ones_are_written(
     res = export_urdf(tmp_path / "edited" / "rover.urdf")
     r3 = urdf.read_urdf(tmp_path / "edited" / "rover.urdf")
     v3 = next(v for link in r3.links for v in link.visuals if v.name == "chassis")
-    assert v3.geometry.filename.startswith("rover_meshes/") and v3.origin.is_identity
+    assert v3.geometry.filename == "meshes/base_link__chassis.stl" and v3.origin.is_identity
     assert str(tmp_path / "edited" / v3.geometry.filename) in res.meshes
     # moving the object relative to its link, or adding a modifier, counts as an edit too
     for edit in ("move", "modifier"):
