@@ -5,8 +5,11 @@ example-robot-data's ``talos_reduced.urdf`` (52 links with geometry, 159,000 tri
 imported; three joints are keyed over 48 frames (the left and right elbows 0 -> -1.2 and
 -1.0 rad, the torso's yaw 0 -> 0.3 rad) and the range is baked; then
 :func:`vart_addon.checks.clearance.check_clearance` runs over it ``--repeats`` times (default
-3). Printed per scene: the median wall time, the link pairs checked, the pairs left out and
-the contacts found.
+3). Printed per scene: the link pairs checked, the pairs left out (touching at the zero
+configuration, and ignored), the contacts found, the median wall and CPU time.
+``--module`` runs another module's ``check_clearance`` on the same scenes (an older
+``clearance.py`` saved as ``vart_addon/checks/clearance_old.py``: before and after on one
+machine).
 
 Scenes (``--scene``, default all that this version of vart can build):
 
@@ -18,6 +21,7 @@ Scenes (``--scene``, default all that this version of vart can build):
 from __future__ import annotations
 
 import argparse
+import importlib
 import inspect
 import pathlib
 import statistics
@@ -29,11 +33,11 @@ sys.path[:0] = [str(HERE.parent), str(HERE.parent / "tests" / "helpers")]
 
 import bpy  # noqa: E402
 
+import vart_addon  # noqa: E402
 from pinocchio_check import ROBOTS  # noqa: E402
 from vart_addon.animation.bake import bake  # noqa: E402
 from vart_addon.bridge import animation as A  # noqa: E402
 from vart_addon.bridge import q_data_path  # noqa: E402
-from vart_addon.checks.clearance import check_clearance  # noqa: E402
 from vart_addon.io_urdf.importer import import_urdf  # noqa: E402
 
 TALOS = ROBOTS / "talos_data" / "robots" / "talos_reduced.urdf"
@@ -46,7 +50,7 @@ FRAMES = 48
 def _options() -> dict:
     """The import options of each scene this version of the importer knows."""
     known = inspect.signature(import_urdf).parameters
-    out = {"origin": {"place_on_ground": False} if "place_on_ground" in known else {}}
+    out = {"origin": {"place_on_ground": False, "srdf": False} if "srdf" in known else {}}
     if "place_on_ground" in known:
         out["ground"] = {"place_on_ground": True}
         if "srdf" in known:
@@ -56,8 +60,11 @@ def _options() -> dict:
 
 
 def talos(options: dict):
-    """A fresh scene with talos imported with ``options``, keyed and baked over FRAMES."""
+    """A fresh scene (vart registered: the SRDF's pairs need ``scene.vart``) with talos
+    imported with ``options``, keyed and baked over FRAMES."""
     bpy.ops.wm.read_factory_settings(use_empty=True)
+    if not hasattr(bpy.types.Scene, "vart"):
+        vart_addon.register()
     obs = import_urdf(str(TALOS), **options)
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = 1, FRAMES
@@ -75,19 +82,26 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--scene", action="append")
+    ap.add_argument("--module", default="vart_addon.checks.clearance",
+                    help="the module whose check_clearance runs (e.g. an older version of "
+                    "clearance.py saved beside it, to compare on the same machine)")
     args = ap.parse_args()
+    check = importlib.import_module(args.module).check_clearance
     options = _options()
     print(f"{'scene':<8} {'frames':>6} {'links':>5} {'pairs':>5} {'left out':>8} "
-          f"{'contacts':>8} {'median s':>9}")
+          f"{'contacts':>8} {'median s':>9} {'cpu s':>7}")
     for key in args.scene or list(options):
         scene = talos(options[key])
-        times = []
+        times, cpu = [], []
         for _ in range(args.repeats):
-            t0 = time.perf_counter()
-            res = check_clearance(scene)
+            t0, c0 = time.perf_counter(), time.process_time()
+            res = check(scene)
             times.append(time.perf_counter() - t0)
-        print(f"{key:<8} {res.frames:>6} {res.links:>5} {res.pairs:>5} {len(res.ignored):>8} "
-              f"{len(res.contacts()):>8} {statistics.median(times):>9.3f}")
+            cpu.append(time.process_time() - c0)
+        left_out = len(res.ignored) + len(getattr(res, "excluded", ()))
+        print(f"{key:<8} {res.frames:>6} {res.links:>5} {res.pairs:>5} {left_out:>8} "
+              f"{len(res.contacts()):>8} {statistics.median(times):>9.3f} "
+              f"{statistics.median(cpu):>7.3f}")
 
 
 if __name__ == "__main__":

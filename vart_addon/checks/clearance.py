@@ -320,7 +320,7 @@ def check_clearance_steps(scene=None, frame_start=None, frame_end=None, *, groun
                 d = seen.depth[nm]
                 if d > tolerance:
                     res.depth.setdefault((nm, GROUND), {})[f] = d
-            for pair, d in crossed.frame(poses, lo, hi).items():
+            for pair, d in crossed.frame(poses, lo, hi, seen.moved if k else None).items():
                 res.depth.setdefault(pair, {})[f] = d
             yield k + 1, n
     res.ms = (time.perf_counter() - t0) * 1e3

@@ -41,22 +41,34 @@ class LinkShape:
     def __init__(self, v: np.ndarray, t: np.ndarray):
         self.v = np.ascontiguousarray(v, float)
         self.lo, self.hi = self.v.min(axis=0), self.v.max(axis=0)
-        tri = self.v[np.asarray(t, np.int64)]  # k x 3 x 3
-        # triangles in blocks of BLOCK near each other (sorted by the cell of a grid over the
-        # box their centre is in), each block's box tested before its triangles'
+        self.corners = self.lo + _CORNERS * (self.hi - self.lo)
+        self.file_t = np.asarray(t, np.int64)  # in the file's order: the tree's (see tree)
+        self._tree: BVHTree | None = None
+        self._sorted = False
+
+    def _sort(self) -> None:
+        """The triangles in blocks of BLOCK near each other (sorted by the cell of a grid over
+        the box their centre is in), each block's box tested before its triangles' (made
+        when a crossing first needs them: most links never get that far)."""
+        tri = self.v[self.file_t]  # k x 3 x 3
         cell = np.clip(((tri.mean(axis=1) - self.lo) / np.maximum(self.hi - self.lo, 1e-12)
                         * _CELLS).astype(np.int64), 0, _CELLS - 1)
         order = np.argsort((cell[:, 0] * _CELLS + cell[:, 1]) * _CELLS + cell[:, 2],
                            kind="stable")
-        self._file_t = np.asarray(t, np.int64)  # the tree's order: ties of nearest faces
-        self.t = np.ascontiguousarray(self._file_t[order])
+        self._t = np.ascontiguousarray(self.file_t[order])
         tri = tri[order]
         self.tri_lo, self.tri_hi = tri.min(axis=1), tri.max(axis=1)
-        starts = np.arange(0, len(self.t), BLOCK)
+        starts = np.arange(0, len(self._t), BLOCK)
         self.block_lo = np.minimum.reduceat(self.tri_lo, starts) if len(starts) else self.tri_lo
         self.block_hi = np.maximum.reduceat(self.tri_hi, starts) if len(starts) else self.tri_hi
-        self.corners = self.lo + _CORNERS * (self.hi - self.lo)
-        self._tree: BVHTree | None = None
+        self._sorted = True
+
+    @property
+    def t(self) -> np.ndarray:
+        """The triangles (k x 3 vertex indices), in block order."""
+        if not self._sorted:
+            self._sort()
+        return self._t
 
     @property
     def tree(self) -> BVHTree:
@@ -64,20 +76,22 @@ class LinkShape:
         own order: a point equally near two faces gets the face a tree of the world would)."""
         tree = self._tree
         if tree is None:
-            tree = self._tree = _tree_of(self.v, self._file_t)
+            tree = self._tree = _tree_of(self.v, self.file_t)
         return tree
 
     def crossing(self, T_self_other: np.ndarray, lo, hi, rows=None) -> np.ndarray:
         """Indices of this link's triangles (among ``rows``, default all) whose box meets the
         box ``lo``, ``hi`` of another frame, posed at ``T_self_other`` in this link's frame
         (tested against a box around it)."""
+        if not self._sorted:
+            self._sort()
         c = lo + _CORNERS * (hi - lo)
         c = c @ T_self_other[:3, :3].T + T_self_other[:3, 3]
         lo, hi = c.min(axis=0), c.max(axis=0)
         if rows is None:
             blocks = np.flatnonzero(((self.block_lo <= hi) & (self.block_hi >= lo)).all(axis=1))
             rows = (blocks[:, None] * BLOCK + np.arange(BLOCK)).ravel()
-            rows = rows[rows < len(self.t)]
+            rows = rows[rows < len(self._t)]
         keep = ((self.tri_lo[rows] <= hi) & (self.tri_hi[rows] >= lo)).all(axis=1)
         return rows[keep]
 
@@ -170,11 +184,17 @@ def pair_depth(a: LinkShape, Ta: np.ndarray, b: LinkShape, Tb: np.ndarray) -> fl
             rows_b = b.crossing(T_ba, *a.bounds(rows_a), rows_b)
     if not len(rows_a) or not len(rows_b):
         return None
-    hits = _subset_tree(a, rows_a).overlap(_subset_tree(b, rows_b, T_ab))  # in a's frame
+    if len(rows_b) * len(a.t) > len(rows_a) * len(b.t):  # a: the link kept the most of
+        a, b, T_ab, T_ba, rows_a, rows_b = b, a, T_ba, T_ab, rows_b, rows_a
+    if 2 * len(rows_a) > len(a.t):  # most of a: its own tree (built once) in its own frame
+        tree_a, tri_a = a.tree, a.file_t
+    else:
+        tree_a, tri_a = _subset_tree(a, rows_a), a.t[rows_a]
+    hits = tree_a.overlap(_subset_tree(b, rows_b, T_ab))  # in a's frame
     if not hits:
         return None
     # the vertices of the crossing triangles, each in the other link's frame
-    pa = a.v[np.unique(a.t[rows_a[[h[0] for h in hits]]])]
+    pa = a.v[np.unique(tri_a[[h[0] for h in hits]])]
     pb = b.v[np.unique(b.t[rows_b[[h[1] for h in hits]]])]
     pa, pb = pa @ T_ba[:3, :3].T + T_ba[:3, 3], pb @ T_ab[:3, :3].T + T_ab[:3, 3]
     return max(depth_inside(b.tree, pa[b.holds(pa)]), depth_inside(a.tree, pb[a.holds(pb)]))
@@ -196,9 +216,10 @@ class Crossings:
                       for nm, s in shapes.items()}
         self.last: dict = {}  # pair -> (T_ab, depth or None) of its last crossing
 
-    def frame(self, poses: dict, lo: np.ndarray, hi: np.ndarray) -> dict:
+    def frame(self, poses: dict, lo: np.ndarray, hi: np.ndarray, moved=None) -> dict:
         """``(a, b)`` -> depth (m) of the pairs in contact at ``poses``; ``lo``, ``hi`` the
-        links' world boxes (in the order of the check's names)."""
+        links' world boxes (in the order of the check's names); ``moved``: the links whose
+        pose changed since the last frame (None: any may have)."""
         out: dict = {}
         if not len(self.pairs):
             return out
@@ -206,14 +227,15 @@ class Crossings:
         for k in np.flatnonzero(meet):
             a, b = self.pairs[k]
             Ta, Tb = poses[a], poses[b]
-            T_ab = relative(Ta, Tb)
             kept = self.last.get((a, b))
-            if kept is not None and self._same(kept[0], T_ab, b):
+            if kept is not None and moved is not None and a not in moved and b not in moved:
+                d = kept[1]  # neither link moved since
+            elif kept is not None and self._same(kept[0], relative(Ta, Tb), b):
                 d = kept[1]
             else:
                 sa, sb = self.shapes[a], self.shapes[b]
                 d = pair_depth(sa, Ta, sb, Tb) if boxes_cross(sa, Ta, sb, Tb) else None
-                self.last[(a, b)] = (T_ab, d)
+                self.last[(a, b)] = (relative(Ta, Tb), d)
             if d is not None:
                 out[(a, b)] = d
         return out
