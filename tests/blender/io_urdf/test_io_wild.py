@@ -72,3 +72,27 @@ def test_a_refused_mjcf_adds_nothing(vart_registered, tmp_path, capsys, text, me
         bpy.ops.vart.import_mjcf(filepath=str(path))
     assert message in report(capsys)
     assert (len(bpy.data.objects), len(bpy.data.collections), len(bpy.data.meshes)) == before
+
+
+def test_urdf_files_pinocchio_loads_import_with_their_warnings(vart_registered, tmp_path,
+                                                               capsys):
+    """Issue 32.2: a swapped <limit>, a <plane> visual, a four-number mesh scale and an XML
+    declaration after blank lines, in one file: it imports, the report says what was bent."""
+    path = tmp_path / "bent.urdf"
+    path.write_text(
+        '\n\n<?xml version="1.0"?>\n<robot name="bent"><link name="a"/><link name="b">'
+        '<visual><geometry><plane normal="0 0 1"/></geometry></visual>'
+        '<visual><geometry><mesh filename="m.stl" scale="1 1 1 1"/></geometry></visual>'
+        '<visual name="kept"><geometry><box size="0.1 0.1 0.1"/></geometry></visual></link>'
+        '<joint name="j" type="revolute"><parent link="a"/><child link="b"/>'
+        '<axis xyz="0 0 1"/><limit lower="1" upper="-1" effort="1" velocity="1"/></joint>'
+        '</robot>')
+    assert bpy.ops.vart.import_urdf(filepath=str(path), place_on_ground=False) == {'FINISHED'}
+    text = report(capsys)
+    assert "(3 warnings)" in text
+    for said in ("<limit> lower 1 > upper -1: read as [-1, 1]", "<plane> is not URDF geometry",
+                 "<mesh> scale has 4 values, not 3: skipped"):
+        assert said in text, text
+    b = bpy.context.scene.objects["b"]
+    assert [c.name for c in b.children] == ["kept"]
+    assert tuple(b["vart"]["joints"]["j"]["lower"]) == (-1.0,)
