@@ -195,3 +195,44 @@ def test_csv_and_json_files(tmp_path):
     assert [c["name"] for c in doc["columns"]] == [c.name for c in res.columns]
     assert doc["rows"] == res.rows
     assert doc["derived"]["limits"][1]["value"] == "hinge"
+
+
+def test_a_quantity_appended_after_unmet_keeps_error_rows_and_counts_right(monkeypatch):
+    """Issue 34, item 3: columns are found by name. A new quantity appended at the end (after
+    ``unmet``, where it falls naturally) leaves a failed sample's status, message and numbers
+    in their own columns, the sensitivities before the status, and the failures counted."""
+    from vart_addon.analysis import quantities as Q
+    from vart_addon.analysis import sweep
+    from vart_addon.solver import Solver, VartError
+
+    init, row = Q.Recorder.__init__, Q.Recorder.row
+
+    def with_energy(self, *a):
+        init(self, *a)
+        self.columns = self.columns + [Q.Column("energy", "J")]
+        self.index = Q.index_of(self.columns)
+
+    monkeypatch.setattr(Q.Recorder, "__init__", with_energy)
+    monkeypatch.setattr(Q.Recorder, "row", lambda self, *a: row(self, *a) + [1.5])
+    solve = Solver.solve
+    calls = []
+
+    def failing(self, *a, **kw):
+        calls.append(1)
+        if len(calls) == 3:
+            raise VartError("the third sample cannot be solved")
+        return solve(self, *a, **kw)
+
+    monkeypatch.setattr(sweep.Solver, "solve", failing)
+    res = A.run(A.plan(grid("tilt", -0.6, 0.6, 7, chunk=10), SM.tilted_spring_arm()),
+                workers=0)
+    names = [c.name for c in res.columns]
+    assert names[-1] == "energy" and names.index("d(deflection:hinge)/d(tilt)") < \
+        names.index("status")
+    status, unmet = res.column("status"), res.column("unmet")
+    assert status[2] == "error" and unmet[2] == "error: the third sample cannot be solved"
+    assert "error" not in status[:2] + status[3:]
+    assert np.isnan(res.column("energy")[2]) and res.column("energy")[0] == 1.5
+    assert np.isnan(res.column("deflection:hinge")[2])
+    assert res.column("value:tilt")[2] == pytest.approx(-0.2)
+    assert res.failed() == 1

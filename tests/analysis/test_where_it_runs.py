@@ -223,3 +223,33 @@ def test_command_line_files_nested_too_deeply(tmp_path):
     assert "study 'deep.json': not JSON: arrays and objects nested more than 500 deep" \
         in out.stderr
     assert not (tmp_path / "res").exists()
+
+
+def test_the_uploaded_core_runs_a_study_by_itself(tmp_path):
+    """What Dask workers get (runner.core_archive) imports and runs a study with contacts in a
+    fresh interpreter that has only it and numpy: nothing it needs is left out (a module
+    missing from it made workers fail to load tasks, and the run wait forever)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    import study_models as SM
+    from vart_addon.analysis.runner import core_archive
+    core = core_archive(str(tmp_path))
+    (tmp_path / "model.json").write_text(SM.sliding_load())
+    code = textwrap.dedent(f"""
+        import json, sys
+        sys.path = [p for p in sys.path if 'work' not in p or 'site-packages' in p]
+        sys.path.insert(0, {core!r})
+        import vart_addon.analysis as A
+        assert A.__file__.startswith({core!r}), A.__file__
+        doc = {{"format": "vart-study", "version": 1, "variables": [{{"joint": "slide",
+               "grid": {{"start": 0.0, "stop": 1.0, "count": 3}}}}],
+               "contacts": [{{"joint": "pin0"}}, {{"joint": "pin1"}}]}}
+        res = A.run(A.plan(doc, open({str(tmp_path / 'model.json')!r}).read()), workers=0)
+        print(json.dumps(res.column("stable")))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=str(tmp_path), timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert len(json.loads(out.stdout)) == 3

@@ -15,11 +15,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .quantities import Column
+from .quantities import SAMPLE, Column, index_of, value_columns
 
 
-def _values(study, row) -> dict:
-    return {v.label: row[1 + i] for i, v in enumerate(study.variables)}
+def _values(study, columns, row) -> dict:
+    at = index_of(columns)
+    return {v.label: row[at[name]] for v, name in zip(study.variables, value_columns(study))}
+
+
+def _sample(columns, row) -> int:
+    return int(row[index_of(columns)[SAMPLE]])
 
 
 def limits(study, columns, rows) -> list[dict]:
@@ -32,8 +37,9 @@ def limits(study, columns, rows) -> list[dict]:
         entry = {"value": col.name[len("limit:"):], "first_sample": None, "side": None,
                  "at_start": bool(rows) and rows[0][c] in (-1, 1)}
         if hit is not None:
-            entry.update(first_sample=int(hit[0]), side="lower" if hit[c] == -1 else "upper",
-                         values=_values(study, hit))
+            entry.update(first_sample=_sample(columns, hit),
+                         side="lower" if hit[c] == -1 else "upper",
+                         values=_values(study, columns, hit))
         out.append(entry)
     return out
 
@@ -48,10 +54,12 @@ def stability(study, columns, rows) -> dict | None:
     out: dict = {"first_stable": None, "lost_at": None}
     if first is None:
         return out
-    out["first_stable"] = {"sample": int(rows[first][0]), "values": _values(study, rows[first])}
+    out["first_stable"] = {"sample": _sample(columns, rows[first]),
+                           "values": _values(study, columns, rows[first])}
     lost = next((r for r in rows[first:] if r[s] != 1), None)
     if lost is not None:
-        out["lost_at"] = {"sample": int(lost[0]), "values": _values(study, lost)}
+        out["lost_at"] = {"sample": _sample(columns, lost),
+                          "values": _values(study, columns, lost)}
     return out
 
 
@@ -60,7 +68,9 @@ def sensitivity(study, columns, rows) -> tuple[list[Column], list[list], list[di
     defl = [(c, col) for c, col in enumerate(columns) if col.name.startswith("deflection:")]
     if not defl or not rows:
         return [], [[] for _ in rows], []
-    X = np.array([[r[1 + i] for i in range(len(study.variables))] for r in rows], float)
+    at = index_of(columns)
+    swept = [at[name] for name in value_columns(study)]
+    X = np.array([[r[i] for i in swept] for r in rows], float)
     new_cols: list[Column] = []
     per_row: list[list] = [[] for _ in rows]
     summary: list[dict] = []
@@ -69,7 +79,7 @@ def sensitivity(study, columns, rows) -> tuple[list[Column], list[list], list[di
         if study.is_grid:
             shape = study.grid_shape
             full = np.full(int(np.prod(shape)), np.nan)  # samples of lost chunks: NaN
-            samples = np.array([int(r[0]) for r in rows])
+            samples = np.array([int(r[at[SAMPLE]]) for r in rows])
             full[samples] = y
             for i, v in enumerate(study.variables):
                 axis = np.linspace(v.params["start"], v.params["stop"], shape[i])
@@ -98,4 +108,5 @@ def sensitivity(study, columns, rows) -> tuple[list[Column], list[list], list[di
 
 
 def _var_unit(columns, i) -> str:
-    return columns[1 + i].unit
+    """The unit of the ``i``-th swept value's column."""
+    return [c for c in columns if c.name.startswith("value:")][i].unit

@@ -46,11 +46,26 @@ from ..physics.statics import Contact as Touching
 from ..physics.statics import solve_pose
 from ..physics.support import support_margin
 
+#: The columns every table has, found by these names (never by position): a new quantity
+#: may go anywhere, also after ``unmet``.
+SAMPLE, STATUS, ITERATIONS, UNMET = "sample", "status", "iterations", "unmet"
+ERROR = "error"  # a failed sample's status
+
 
 @dataclass(frozen=True)
 class Column:
     name: str
     unit: str
+
+
+def index_of(columns) -> dict:
+    """Column name -> its position in a row."""
+    return {c.name: i for i, c in enumerate(columns)}
+
+
+def value_columns(study) -> list[str]:
+    """The columns of the swept values, in the study's variables' order."""
+    return [f"value:{v.label}" for v in study.variables]
 
 
 def _unit(jt, i) -> str:
@@ -79,9 +94,9 @@ class Recorder:
         u /= np.linalg.norm(u)
         self.plane = np.stack([u, np.cross(down, u)])  # (2, 3): the support plane's axes
         self.down = down
-        cols = [Column("sample", "1")]
-        cols += [Column(f"value:{v.label}", _unit(linkage.joint(v.joint).jtype, v.dof))
-                 for v in study.variables]
+        cols = [Column(SAMPLE, "1")]
+        cols += [Column(name, _unit(linkage.joint(v.joint).jtype, v.dof))
+                 for name, v in zip(value_columns(study), study.variables)]
         cols += [Column(f"q:{j.name}{s}", _unit(j.jtype, i)) for j in self.joints
                  for s, i in _entries(j)]
         for j in self.springs:
@@ -96,8 +111,20 @@ class Recorder:
             cols += [Column("unsupported_force", "N"), Column("unsupported_moment", "N m"),
                      Column("guide_force", "N"), Column("stable", "1")]
             self.statics = self._statics_model(linkage)
-        cols += [Column("status", ""), Column("iterations", "1"), Column("unmet", "")]
+        cols += [Column(STATUS, ""), Column(ITERATIONS, "1"), Column(UNMET, "")]
         self.columns = cols
+        self.index = index_of(cols)
+
+    def error_row(self, sample: int, values, message: str) -> list:
+        """The row of a sample whose solve raised ``message``: NaN in every number, status
+        :data:`ERROR`, the message as its ``unmet``."""
+        row: list = [float("nan")] * len(self.columns)
+        row[self.index[SAMPLE]] = sample
+        for name, x in zip(value_columns(self.study), values):
+            row[self.index[name]] = float(x)
+        row[self.index[STATUS]] = ERROR
+        row[self.index[UNMET]] = f"error: {message}"
+        return row
 
     def row(self, sample: int, values, status) -> list:
         """One row (numbers, and the unmet goals as text) at the linkage's configuration."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from ..formats.atomic import write_atomic
 from . import derived
-from .quantities import Column
+from .quantities import ERROR, SAMPLE, STATUS, Column, index_of
 
 
 @dataclass
@@ -38,17 +38,23 @@ class Results:
     traces: dict = field(default_factory=dict)  # {sample: [TraceRow dicts]} (study "trace")
 
     def column(self, name: str) -> list:
-        i = [c.name for c in self.columns].index(name)
+        i = index_of(self.columns)[name]
         return [r[i] for r in self.rows]
+
+    def failed(self) -> int:
+        """How many samples failed (their solve raised: NaN in every number)."""
+        return sum(1 for s in self.column(STATUS) if s == ERROR)
 
 
 def assemble(study, study_doc, columns: list[Column], rows: list, run: dict) -> Results:
     """The results of ``rows`` (any order; sorted by sample here) with the derived parts."""
-    rows = sorted(rows, key=lambda r: r[0])
+    at = index_of(columns)
+    rows = sorted(rows, key=lambda r: r[at[SAMPLE]])
     new_cols, extra, sens = derived.sensitivity(study, columns, rows)
-    if new_cols:
-        columns = columns[:-3] + new_cols + columns[-3:]  # before status, iterations, unmet
-        rows = [r[:-3] + e + r[-3:] for r, e in zip(rows, extra)]
+    if new_cols:  # before the status
+        k = at[STATUS]
+        columns = columns[:k] + new_cols + columns[k:]
+        rows = [r[:k] + e + r[k:] for r, e in zip(rows, extra)]
     d = {"limits": derived.limits(study, columns, rows),
          "stability": derived.stability(study, columns, rows), "sensitivity": sens}
     return Results(study_doc, columns, rows, d, run)

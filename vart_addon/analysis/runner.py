@@ -42,7 +42,7 @@ from .sweep import prepare, solve_chunk
 CORE = ("__init__.py", "solver", "analysis", "formats/__init__.py", "formats/atomic.py",
         # a sample's stability: the statics of the pose (numpy only)
         "physics/__init__.py", "physics/qp.py", "physics/support.py", "physics/static_model.py",
-        "physics/statics.py")
+        "physics/joint_batches.py", "physics/statics.py")
 
 
 class StudyCancelled(Exception):

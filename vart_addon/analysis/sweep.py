@@ -70,11 +70,6 @@ def solve_chunk(model_text: str, study_doc: dict, start: int, values: list,
             if on_sample is not None:
                 on_sample(start + k, lk)
         except (VartError, FloatingPointError, np.linalg.LinAlgError) as e:
-            row: list = [float("nan")] * len(rec.columns)
-            row[0] = start + k
-            row[1:1 + len(vals)] = [float(x) for x in vals]
-            row[-3] = "error"
-            row[-1] = f"error: {e}"
-            rows.append(row)
+            rows.append(rec.error_row(start + k, vals, str(e)))
     return {"start": start, "rows": rows, "seconds": time.perf_counter() - t0,
             "traces": traces}

@@ -76,7 +76,7 @@ class VART_OT_run_study(FrameSteps, bpy.types.Operator):
         ob = results_object(scene)
         if ob.name in context.view_layer.objects:  # its curves in the Graph Editor
             ob.select_set(True)
-        failed = any(r[-3] == "error" for r in out.results.rows)
+        failed = out.results.failed() > 0
         self.report({'WARNING'} if failed else {'INFO'}, f"Study: {out.summary}")
         return {'FINISHED'}
 

@@ -187,7 +187,7 @@ def key_quantities(scene, res: R.Results, first_frame: int) -> list[str]:
     ob = results_object(scene)
     for fc in [fc for fc in A.fcurves_of(ob) if A.group_of(fc) == RESULTS_GROUP]:
         A.remove_fcurve(ob, fc)  # the last study's
-    frames = first_frame + np.array([r[0] for r in res.rows], float)
+    frames = first_frame + np.array(res.column("sample"), float)
     names = [c.name for c in res.columns]
     columns = {n: i for i, n in enumerate(names)
                if n not in ("sample", "status", "unmet") and not n.startswith("q:")}
@@ -235,7 +235,7 @@ def mark_limits(scene, res: R.Results, first_frame: int) -> list[tuple[str, int]
 def summary(out: StudyOutcome) -> str:
     """One line: samples and frames, what ended where, the files."""
     res = out.results
-    bad = sum(1 for r in res.rows if r[-3] == "error")
+    bad = res.failed()
     head = (f"{len(res.rows)} samples keyed on frames {out.frames[0]}-{out.frames[1]} "
             f"({res.run['seconds']:.1f} s)")
     parts = [head] + [name for name, _ in out.markers]
