@@ -1,11 +1,36 @@
-"""The Vart menu in the 3D viewport's Object menu: every vart operator, by family.
+"""The Vart menu in the 3D viewport's Object menu, drawn from the operators' own declarations
+(their ``vart_menu``: :class:`vart_addon.operators.support.MenuItem`), section by section
+(:data:`SECTIONS`), a separator between sections.
 
 No default keymap: Drag (``vart.drag``) is reached from this menu and the sidebar, and G / R
 stay Blender's own; a user can bind it (right-click the menu entry, Assign Shortcut)."""
 import bpy
 
+from .operators import operator_classes
 from .solver.joint_types import CATALOG
-from .solver.sublinkages import DISPOSITIONS
+
+#: The sections of Object > Vart, in order; ``sublinkage`` is drawn in its submenu.
+SECTIONS = ("create", "joints", "links", "goals", "solve", "animate")
+
+
+def items(section: str) -> list:
+    """``(bl_idname, MenuItem)`` of a section, by the items' order then registration order."""
+    found = [(item.order, i, cls.bl_idname, item)
+             for i, cls in enumerate(operator_classes())
+             for item in getattr(cls, "vart_menu", ()) if item.section == section]
+    return [(idname, item) for _, _, idname, item in sorted(found, key=lambda t: t[:2])]
+
+
+def draw_section(layout, section: str) -> None:
+    """Draw a section's operators (buttons with their text and properties) and submenus."""
+    for idname, item in items(section):
+        if item.submenu:
+            layout.menu(item.submenu)
+            continue
+        button = layout.operator(idname) if item.text is None else \
+            layout.operator(idname, text=item.text)
+        for name, value in item.props:
+            setattr(button, name, value)
 
 
 class VART_MT_add_joint(bpy.types.Menu):
@@ -43,11 +68,7 @@ class VART_MT_sublinkage(bpy.types.Menu):
     bl_description = "Sublinkages: collections of links solved before, after or with the rest"
 
     def draw(self, context):
-        lay = self.layout
-        lay.operator("vart.make_sublinkage")
-        for d in DISPOSITIONS:
-            lay.operator("vart.set_disposition", text=f"Set {d.title()}").disposition = d
-        lay.operator("vart.dissolve_sublinkage")
+        draw_section(self.layout, "sublinkage")
 
 
 class VART_MT_object(bpy.types.Menu):
@@ -55,56 +76,15 @@ class VART_MT_object(bpy.types.Menu):
     bl_label = "Vart"
 
     def draw(self, context):
-        lay = self.layout
-        lay.operator("vart.make_links")
-        lay.operator("vart.add_virtual_link")
-        lay.menu(VART_MT_add_joint.bl_idname)
-        lay.menu(VART_MT_add_virtual_joint.bl_idname)
-        lay.separator()
-        lay.operator("vart.remove_joint")
-        lay.operator("vart.set_joint_frame_from_cursor")
-        lay.menu(VART_MT_change_joint_type.bl_idname)
-        lay.operator("vart.invert_joint")
-        lay.operator("vart.make_tree_joint")
-        lay.operator("vart.make_closure_joint")
-        lay.operator("vart.rename_joint")
-        lay.operator("vart.merge_joint")
-        lay.separator()
-        lay.operator("vart.make_ground_link")
-        lay.operator("vart.split_link")
-        lay.operator("vart.set_mass")
-        lay.menu(VART_MT_sublinkage.bl_idname)
-        lay.separator()
-        lay.operator("vart.lock", text="Lock Joint").target = 'JOINT'
-        lay.operator("vart.unlock", text="Unlock Joint").target = 'JOINT'
-        lay.operator("vart.lock", text="Lock Link").target = 'LINK'
-        lay.operator("vart.unlock", text="Unlock Link").target = 'LINK'
-        lay.operator("vart.set_target")
-        lay.operator("vart.clear_target")
-        lay.operator("vart.set_posture")
-        lay.operator("vart.clear_posture")
-        lay.operator("vart.set_limits")
-        lay.operator("vart.set_stiffness")
-        lay.separator()
-        lay.operator("vart.operate_joint")
-        lay.operator("vart.solve")
-        lay.separator()
-        lay.operator("vart.drag")
-        lay.operator("vart.operate_joint_modal")
-        lay.operator("vart.key_joint")
-        lay.operator("vart.key_pose")
-        lay.operator("vart.bake")
+        for k, section in enumerate(SECTIONS):
+            if k:
+                self.layout.separator()
+            draw_section(self.layout, section)
 
 
-#: Every operator the menus reach (tests check each exists).
-OPERATORS = ("make_links", "add_virtual_link", "add_joint", "remove_joint",
-             "set_joint_frame_from_cursor", "change_joint_type", "invert_joint",
-             "make_tree_joint", "make_closure_joint", "rename_joint", "merge_joint",
-             "make_ground_link",
-             "split_link", "set_mass", "lock", "unlock", "set_target", "clear_target",
-             "set_posture", "clear_posture", "set_limits", "set_stiffness", "operate_joint",
-             "solve", "drag", "operate_joint_modal", "key_joint", "key_pose", "bake",
-             "make_sublinkage", "set_disposition", "dissolve_sublinkage")
+def menu_operators() -> set:
+    """The names (``vart.<name>`` without ``vart.``) of every operator the menus reach."""
+    return {cls.bl_idname[5:] for cls in operator_classes() if getattr(cls, "vart_menu", ())}
 
 
 def draw_object_menu(self, context):

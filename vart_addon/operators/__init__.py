@@ -1,23 +1,32 @@
-"""vart's operators, one family per module; each module has a ``classes`` tuple and
-``register()`` / ``unregister()`` and is listed in ``vart_addon._SUBMODULES``.
+"""vart's operators, one family per module (:data:`MODULES`); each module has a ``classes``
+tuple and ``register()`` / ``unregister()`` and is listed in ``vart_addon._SUBMODULES`` (a
+test checks every module of :data:`MODULES` is).
 
-- :mod:`.links`: make_links, add_virtual_link, make_ground_link, split_link, set_mass
-- :mod:`.joints`: add_joint, remove_joint, set_joint_frame_from_cursor, change_joint_type,
-  invert_joint, make_tree_joint, make_closure_joint, merge_joint
-- :mod:`.goals`: lock, unlock, set_target, clear_target, set_posture, clear_posture,
-  set_limits, set_stiffness
-- :mod:`.solve`: operate_joint, solve
-- :mod:`.animate`: drag, operate_joint_modal, key_pose, bake
-- :mod:`.io`: import_urdf, export_urdf, save_preset, load_preset
-- :mod:`.trajectory`: export_trajectory, import_trajectory
-- :mod:`.checks`: check_clearance
-- :mod:`.robot_setup`: place_on_ground, add_ignored_pair, remove_ignored_pair,
-  clear_ignored_pairs
-- :mod:`.examples`: add_example, key_joint
+The operators themselves are listed once, by their classes: :func:`operator_classes` gives
+every one (``bl_idname`` ``vart.<name>``), and an operator's ``vart_menu``
+(:class:`.support.MenuItem` s) says where *Object > Vart* shows it (:mod:`vart_addon.menus`
+draws the menu from them). A new operator is one class in its family's module, added to that
+module's ``classes``.
 
 Each operator is thin: it maps the context (active link, selection, active joint, 3D cursor)
 to one :func:`vart_addon.bridge.edits.edit` call, and reports bridge and solver errors
 instead of raising (the scene is then unchanged). What they all do alike is :mod:`.support`;
 what they share with panels and examples is :mod:`vart_addon.shared`.
 """
+from __future__ import annotations
 
+import importlib
+
+#: The operator modules, one family each, in registration order.
+MODULES = ("links", "joints", "goals", "solve", "animate", "io", "trajectory", "checks",
+           "studies", "sublinkages", "robot_setup", "examples")
+
+
+def operator_classes() -> list:
+    """Every vart operator class, module by module in :data:`MODULES` order, each module's
+    in its ``classes`` order (imports the modules: needs Blender)."""
+    out = []
+    for name in MODULES:
+        module = importlib.import_module(f"{__name__}.{name}")
+        out += [c for c in module.classes if getattr(c, "bl_idname", "").startswith("vart.")]
+    return out

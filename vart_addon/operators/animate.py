@@ -157,6 +157,7 @@ class _Modal:
 # ---- drag a link ------------------------------------------------------------------------------
 class VART_OT_drag(_Modal, bpy.types.Operator):
     bl_idname = "vart.drag"
+    vart_menu = (support.MenuItem("animate"),)
     bl_label = "Drag Link"
     bl_description = ("Drag the active link as with G / R: every joint follows through the "
                       "solver, within limits and locks (R: rotate, X/Y/Z: constrain, Ctrl: "
@@ -219,6 +220,7 @@ class VART_OT_drag(_Modal, bpy.types.Operator):
 # ---- operate a joint --------------------------------------------------------------------------
 class VART_OT_operate_joint_modal(_Modal, bpy.types.Operator):
     bl_idname = "vart.operate_joint_modal"
+    vart_menu = (support.MenuItem("animate"),)
     bl_label = "Operate Joint (Drag)"
     bl_description = ("Operate the active joint with the mouse (horizontal motion; Tab: next "
                       "DoF; Ctrl: snap, Shift: precise; Esc cancels): every other joint "
@@ -308,6 +310,7 @@ def _pixel_size(session, joint, view: View, xy) -> float:
 # ---- key pose and bake ------------------------------------------------------------------------
 class VART_OT_key_pose(bpy.types.Operator):
     bl_idname = "vart.key_pose"
+    vart_menu = (support.MenuItem("animate", order=1),)
     bl_label = "Key Pose"
     bl_description = ("Insert keyframes for every link's transform (location, rotation) and "
                       "every joint's value at the current frame")
@@ -335,6 +338,7 @@ class VART_OT_key_pose(bpy.types.Operator):
 
 class VART_OT_bake(FrameSteps, bpy.types.Operator):
     bl_idname = "vart.bake"
+    vart_menu = (support.MenuItem("animate", order=1),)
     bl_label = "Bake"
     bl_description = ("Solve every frame of the range from what is animated (joint values, "
                       "targets, locks, link transforms) and key every link and joint value; "

@@ -60,6 +60,7 @@ class VART_OT_add_example(bpy.types.Operator):
 
 class VART_OT_key_joint(bpy.types.Operator):
     bl_idname = "vart.key_joint"
+    vart_menu = (support.MenuItem("animate"),)
     bl_label = "Key Joint"
     bl_description = ("Insert a keyframe on the active joint's value at the current frame (a "
                       "closure joint: on its target). Bake then makes every other joint "

@@ -66,6 +66,8 @@ class _LockBase(_Operator):
 
 class VART_OT_lock(_LockBase, bpy.types.Operator):
     bl_idname = "vart.lock"
+    vart_menu = (support.MenuItem("goals", "Lock Joint", (("target", 'JOINT'),)),
+            support.MenuItem("goals", "Lock Link", (("target", 'LINK'),)))
     bl_label = "Lock"
     bl_description = ("Lock the active joint at its current value, or the active link at its "
                       "current pose in the world (target Link)")
@@ -76,6 +78,8 @@ class VART_OT_lock(_LockBase, bpy.types.Operator):
 
 class VART_OT_unlock(_LockBase, bpy.types.Operator):
     bl_idname = "vart.unlock"
+    vart_menu = (support.MenuItem("goals", "Unlock Joint", (("target", 'JOINT'),)),
+            support.MenuItem("goals", "Unlock Link", (("target", 'LINK'),)))
     bl_label = "Unlock"
     bl_description = "Unlock the active joint, or the active link (target Link)"
 
@@ -99,6 +103,7 @@ class _JointGoal(_Operator):
 
 class VART_OT_set_target(_JointGoal, bpy.types.Operator):
     bl_idname = "vart.set_target"
+    vart_menu = (support.MenuItem("goals"),)
     bl_label = "Set Target"
     bl_description = "Set the active joint's target (every DoF) to its current value"
 
@@ -108,6 +113,7 @@ class VART_OT_set_target(_JointGoal, bpy.types.Operator):
 
 class VART_OT_clear_target(_JointGoal, bpy.types.Operator):
     bl_idname = "vart.clear_target"
+    vart_menu = (support.MenuItem("goals"),)
     bl_label = "Clear Target"
     bl_description = "Remove the active joint's target"
 
@@ -117,6 +123,7 @@ class VART_OT_clear_target(_JointGoal, bpy.types.Operator):
 
 class VART_OT_set_posture(_JointGoal, bpy.types.Operator):
     bl_idname = "vart.set_posture"
+    vart_menu = (support.MenuItem("goals"),)
     bl_label = "Set Posture"
     bl_description = ("Make the active joint's current value its posture: the default pose "
                       "that breaks ties in redundant mechanisms (lowest priority)")
@@ -127,6 +134,7 @@ class VART_OT_set_posture(_JointGoal, bpy.types.Operator):
 
 class VART_OT_clear_posture(_JointGoal, bpy.types.Operator):
     bl_idname = "vart.clear_posture"
+    vart_menu = (support.MenuItem("goals"),)
     bl_label = "Clear Posture"
     bl_description = "Remove the active joint's posture"
 
@@ -136,6 +144,7 @@ class VART_OT_clear_posture(_JointGoal, bpy.types.Operator):
 
 class VART_OT_set_limits(_JointGoal, bpy.types.Operator):
     bl_idname = "vart.set_limits"
+    vart_menu = (support.MenuItem("goals"),)
     bl_label = "Set Limits"
     bl_description = ("Set the active joint's lower and upper limit per degree of freedom, in "
                       "display units (degrees, scene lengths); beyond +-1e30 means no limit. "
@@ -185,6 +194,7 @@ class VART_OT_set_limits(_JointGoal, bpy.types.Operator):
 
 class VART_OT_set_stiffness(_JointGoal, bpy.types.Operator):
     bl_idname = "vart.set_stiffness"
+    vart_menu = (support.MenuItem("goals"),)
     bl_label = "Set Stiffness"
     bl_description = ("Put a spring on the active (1-DoF) joint: its stiffness (N/m or "
                       "N m/rad; 0 removes it), resting at the current value")

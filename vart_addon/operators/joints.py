@@ -18,6 +18,8 @@ from . import support
 
 class VART_OT_add_joint(bpy.types.Operator):
     bl_idname = "vart.add_joint"
+    vart_menu = (support.MenuItem("create", submenu="VART_MT_add_joint"),
+            support.MenuItem("create", submenu="VART_MT_add_virtual_joint"))
     bl_label = "Add Joint"
     bl_description = ("Add a joint with its frame at the 3D cursor (location and rotation; z "
                       "is the main axis). The ACTIVE link is the child; the other selected "
@@ -110,6 +112,7 @@ class _JointOp:
 
 class VART_OT_remove_joint(_JointOp, bpy.types.Operator):
     bl_idname = "vart.remove_joint"
+    vart_menu = (support.MenuItem("joints"),)
     bl_label = "Remove Joint"
     bl_description = ("Remove the active joint; if it carried its child in the tree, the child "
                       "hangs from the world again where it is")
@@ -125,6 +128,7 @@ class VART_OT_remove_joint(_JointOp, bpy.types.Operator):
 
 class VART_OT_set_joint_frame_from_cursor(_JointOp, bpy.types.Operator):
     bl_idname = "vart.set_joint_frame_from_cursor"
+    vart_menu = (support.MenuItem("joints"),)
     bl_label = "Set Joint Frame from Cursor"
     bl_description = ("Move the active joint's frame to the 3D cursor (location and rotation). "
                       "The joint keeps its value and nothing moves: the child-side frame "
@@ -147,6 +151,7 @@ class VART_OT_set_joint_frame_from_cursor(_JointOp, bpy.types.Operator):
 
 class VART_OT_change_joint_type(_JointOp, bpy.types.Operator):
     bl_idname = "vart.change_joint_type"
+    vart_menu = (support.MenuItem("joints", submenu="VART_MT_change_joint_type"),)
     bl_label = "Change Joint Type"
     bl_description = ("Change the active joint's type. Its value is refitted from the current "
                       "pose; limits are reset and goals that no longer fit are cleared; then "
@@ -163,6 +168,7 @@ class VART_OT_change_joint_type(_JointOp, bpy.types.Operator):
 
 class VART_OT_invert_joint(_JointOp, bpy.types.Operator):
     bl_idname = "vart.invert_joint"
+    vart_menu = (support.MenuItem("joints"),)
     bl_label = "Invert Joint"
     bl_description = ("Swap the active joint's parent and child (its value becomes that of "
                       "the inverse motion). A tree joint re-grounds the tree. Nothing moves")
@@ -198,6 +204,7 @@ class _TreeFlagOp(_JointOp):
 
 class VART_OT_make_tree_joint(_TreeFlagOp, bpy.types.Operator):
     bl_idname = "vart.make_tree_joint"
+    vart_menu = (support.MenuItem("joints"),)
     bl_label = "Make Tree Joint"
     bl_description = ("Put the active joint in the spanning tree: it carries its link, which "
                       "gives up its previous tree joint (that one becomes a closure)")
@@ -207,6 +214,7 @@ class VART_OT_make_tree_joint(_TreeFlagOp, bpy.types.Operator):
 
 class VART_OT_make_closure_joint(_TreeFlagOp, bpy.types.Operator):
     bl_idname = "vart.make_closure_joint"
+    vart_menu = (support.MenuItem("joints"),)
     bl_label = "Make Closure Joint"
     bl_description = ("Take the active joint out of the spanning tree: it closes a loop, and "
                       "the link it carried hangs from the world by its root joint")
@@ -216,6 +224,7 @@ class VART_OT_make_closure_joint(_TreeFlagOp, bpy.types.Operator):
 
 class VART_OT_rename_joint(_JointOp, bpy.types.Operator):
     bl_idname = "vart.rename_joint"
+    vart_menu = (support.MenuItem("joints"),)
     bl_label = "Rename Joint"
     bl_description = ("Rename the active joint: its keys, the joints that mimic it and the "
                       "active joint follow the new name")
@@ -244,6 +253,7 @@ class VART_OT_rename_joint(_JointOp, bpy.types.Operator):
 
 class VART_OT_merge_joint(_JointOp, bpy.types.Operator):
     bl_idname = "vart.merge_joint"
+    vart_menu = (support.MenuItem("joints"),)
     bl_label = "Merge Joint"
     bl_description = ("Remove the active joint and weld its child link into its parent (or the "
                       "world): the child object stops being a link and is parented to the "

@@ -20,6 +20,7 @@ from . import support
 
 class VART_OT_make_links(bpy.types.Operator):
     bl_idname = "vart.make_links"
+    vart_menu = (support.MenuItem("create"),)
     bl_label = "Make Links"
     bl_description = ("Make the selected objects links (rigid bodies of the mechanism). "
                       "Meshes keep their geometry; objects that already are links are kept "
@@ -53,6 +54,7 @@ class VART_OT_make_links(bpy.types.Operator):
 
 class VART_OT_add_virtual_link(bpy.types.Operator):
     bl_idname = "vart.add_virtual_link"
+    vart_menu = (support.MenuItem("create"),)
     bl_label = "Add Virtual Link"
     bl_description = ("Add a virtual link: an empty at the 3D cursor (location and rotation) "
                       "that virtual joints can connect to")
@@ -79,6 +81,7 @@ class VART_OT_add_virtual_link(bpy.types.Operator):
 
 class VART_OT_make_ground_link(bpy.types.Operator):
     bl_idname = "vart.make_ground_link"
+    vart_menu = (support.MenuItem("links"),)
     bl_label = "Make Ground Link"
     bl_description = ("Hang the active link from the world by its root joint; the tree path "
                       "back to the link that was grounded before is inverted. Nothing moves")
@@ -95,6 +98,7 @@ class VART_OT_make_ground_link(bpy.types.Operator):
 
 class VART_OT_split_link(bpy.types.Operator):
     bl_idname = "vart.split_link"
+    vart_menu = (support.MenuItem("links"),)
     bl_label = "Split Link"
     bl_description = ("Split the active link at the 3D cursor: a new link (an empty at the "
                       "cursor) is joined to it by a new joint, and can take over the active "
@@ -139,6 +143,7 @@ class VART_OT_split_link(bpy.types.Operator):
 
 class VART_OT_set_mass(bpy.types.Operator):
     bl_idname = "vart.set_mass"
+    vart_menu = (support.MenuItem("links"),)
     bl_label = "Set Mass"
     bl_description = ("Set the active link's mass and centre of mass (in the link's frame), "
                       "used when gravity is on")

@@ -17,6 +17,7 @@ from . import support
 
 class VART_OT_operate_joint(bpy.types.Operator):
     bl_idname = "vart.operate_joint"
+    vart_menu = (support.MenuItem("solve"),)
     bl_label = "Operate Joint"
     bl_description = ("Set the active joint's value (display units: degrees, scene lengths): "
                       "it gets a target at that value and every other joint follows through "
@@ -63,6 +64,7 @@ class VART_OT_operate_joint(bpy.types.Operator):
 
 class VART_OT_solve(bpy.types.Operator):
     bl_idname = "vart.solve"
+    vart_menu = (support.MenuItem("solve"),)
     bl_label = "Solve"
     bl_description = ("Move every joint so that the goals hold in priority order (invariant, "
                       "limit, lock, potential, target, posture) and write the poses")

@@ -14,6 +14,7 @@ from ..bridge import BridgeError
 from ..bridge import schema as S
 from ..bridge import sublinkages as SL
 from ..shared import bridge_cache
+from ..solver.sublinkages import DISPOSITIONS
 from . import support
 
 
@@ -67,6 +68,8 @@ def _target(context, name: str):
 
 class VART_OT_make_sublinkage(bpy.types.Operator):
     bl_idname = "vart.make_sublinkage"
+    vart_menu = (support.MenuItem("links", submenu="VART_MT_sublinkage"),
+            support.MenuItem("sublinkage"))
     bl_label = "Make Sublinkage"
     bl_description = ("Move the selected links (with the objects hanging from them) into a new "
                       "collection nested in the one that held them: a sublinkage with the "
@@ -106,6 +109,8 @@ class VART_OT_make_sublinkage(bpy.types.Operator):
 
 class VART_OT_set_disposition(bpy.types.Operator):
     bl_idname = "vart.set_disposition"
+    vart_menu = tuple(support.MenuItem("sublinkage", text=f"Set {d.title()}",
+                                  props=(("disposition", d),)) for d in DISPOSITIONS)
     bl_label = "Set Disposition"
     bl_description = ("Set a sublinkage's disposition (the active link's sublinkage, or the "
                       "collection named); a plain collection named here becomes a sublinkage")
@@ -138,6 +143,7 @@ class VART_OT_set_disposition(bpy.types.Operator):
 
 class VART_OT_dissolve_sublinkage(bpy.types.Operator):
     bl_idname = "vart.dissolve_sublinkage"
+    vart_menu = (support.MenuItem("sublinkage"),)
     bl_label = "Dissolve Sublinkage"
     bl_description = ("Dissolve a sublinkage (the active link's, or the collection named): its "
                       "links and nested collections go back to the collection it is nested in, "

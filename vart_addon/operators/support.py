@@ -7,6 +7,8 @@ the cached bridge) is :mod:`vart_addon.shared`.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..bridge import BridgeError
 from ..bridge import schema as S
 from ..shared import selection
@@ -24,6 +26,22 @@ JOINT_TYPE_ITEMS = [(t.name, "-".join(w.title() for w in t.name.split("-")),
 
 #: Largest magnitude a finite limit may have in an operator field; beyond it means "none".
 NO_LIMIT = 1e30
+
+
+@dataclass(frozen=True)
+class MenuItem:
+    """Where an operator appears in *Object > Vart* (:mod:`vart_addon.menus`): its
+    ``section`` (menus.SECTIONS), the button's ``text`` (None: the operator's label) and
+    ``props`` (``(name, value)`` pairs set on it), or instead a ``submenu`` (a menu's
+    ``bl_idname``) standing for the operator's family. Items of a section are drawn by
+    ``order``, then in registration order. An operator lists its items as the class attribute
+    ``vart_menu``: a new operator is one class."""
+
+    section: str
+    text: str | None = None
+    props: tuple = ()
+    submenu: str | None = None
+    order: int = 0
 
 
 def object_mode(cls, context) -> bool:

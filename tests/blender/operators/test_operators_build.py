@@ -215,7 +215,7 @@ def test_the_vart_menu_is_in_the_object_menu_and_reaches_every_operator(vart_reg
                 bpy.ops.vart.__getattr__(idname[5:]).get_rna_type()  # exists in RNA
                 reached.add(idname[5:])
     assert reached == set(OPERATOR_IDS + ANIMATION_IDS + SUBLINKAGE_IDS) \
-        == set(menus.OPERATORS)
+        == menus.menu_operators()
     real = draw("VART_MT_add_joint")
     assert [p.joint_type for _, _, p in real][:2] == ["revolute", "prismatic"]
     assert len(real) == 13 and not any(p.virtual for _, _, p in real)
@@ -327,3 +327,16 @@ def test_operators_after_undo_see_the_restored_scene(op_fourbar, opkit):
     assert opkit.joint("B")["child"] == "coupler" and abs(q("A")[0]) < 1e-12
     assert operate("A", 20.0) == {'FINISHED'}
     check_fourbar(fb, opkit, fb.theta2_0 + math.radians(20.0))
+
+
+def test_every_operator_module_is_registered_and_every_class_reached(vart_registered):
+    """Issue 34, item 6: operators are listed once, by their classes: each module of
+    operators.MODULES is registered by vart_addon, and every class it lists is an operator."""
+    import vart_addon
+    from vart_addon import operators
+    assert {f"operators.{m}" for m in operators.MODULES} == \
+        {m for m in vart_addon._SUBMODULES if m.startswith("operators.")}
+    classes = operators.operator_classes()
+    assert len(classes) == len({c.bl_idname for c in classes}) > 40
+    for cls in classes:
+        assert _op_exists(cls.bl_idname[5:]), cls.bl_idname
