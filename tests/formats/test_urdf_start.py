@@ -64,3 +64,52 @@ def test_no_value_keeping_a_joint_and_its_followers_within_limits_is_refused():
                                         "that mimic it within their limits"):
         linkage_from_urdf(broken)
     np.testing.assert_equal(len(parse_urdf_string(broken).joints), 5)  # the file itself reads
+
+
+def _solo12():
+    from pinocchio_check import ROBOTS
+    from vart_addon.formats.urdf import files as urdf
+    return urdf.read_urdf(str(ROBOTS / "solo_description/robots/solo12.urdf"))
+
+
+def test_vart_s_own_klampt_path_of_a_robot_is_its_pose_file(tmp_path):
+    """Issue 32, item 8: a .path vart exported of a robot (its Klampt configuration: six base
+    entries and one per link) is that robot's Pose File; it was refused ("17 values but 12
+    joint names")."""
+    from vart_addon.formats.trajectory.base_motion import BaseMotion
+    from vart_addon.formats.trajectory.files import export_motion
+    from vart_addon.formats.trajectory.klampt_layout import KlamptLayout
+    from vart_addon.formats.trajectory.model import Trajectory
+    from vart_addon.formats.urdf.from_linkage import urdf_from_linkage
+    from vart_addon.formats.urdf.start import start_from_file
+    robot = _solo12()
+    lk, _ = linkage_from_urdf(robot)
+    written, _ = urdf_from_linkage(lk, robot.name)
+    layout = KlamptLayout.of(written, lk)
+    free = sorted(j.name for j in robot.joints if j.type == "revolute" and j.mimic is None)
+    rng = np.random.default_rng(1)
+    want = {n: float(rng.uniform(-0.3, 0.3)) for n in free}
+    times = np.array([0.0, 1.0])
+    pos = np.array([[want[n] for n in free]] * 2)
+    base = BaseMotion(layout.base_link, np.array([[0.1, 0.2, 0.3, 0, 0, 0, 1.0]] * 2))
+    traj = Trajectory(free, times, pos, base=base)
+    path = tmp_path / "solo.path"
+    export_motion(traj, path, every_frame=True, klampt=layout)
+    assert len(path.read_text().split("\n")[0].split()) == 2 + layout.size > 2 + len(free)
+    values, warnings = start_from_file(robot, path)
+    assert values == pytest.approx(want, abs=1e-12)
+    assert not [w for w in warnings if "passed over" in w]
+
+
+def test_a_pose_file_column_in_the_wrong_unit_is_refused(tmp_path):
+    """Issue 32, item 8: a CSV column in [m] for a revolute joint is refused as Import
+    Trajectory refuses it (it was applied silently)."""
+    from vart_addon.formats.urdf.start import start_from_file
+    robot = _solo12()
+    path = tmp_path / "pose.csv"
+    path.write_text("time_s,FL_HFE [m]\n0,0.2\n")
+    with pytest.raises(VartError, match="column 'FL_HFE' is linear but joint 'FL_HFE' of the "
+                                        "robot is angular"):
+        start_from_file(robot, path)
+    path.write_text("time_s,FL_HFE [rad]\n0,0.2\n")
+    assert start_from_file(robot, path)[0] == {"FL_HFE": 0.2}

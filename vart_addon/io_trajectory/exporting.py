@@ -133,7 +133,7 @@ def export_trajectory(scene, path, *, frame_start=None, frame_end=None,
     if tree is not None and tree.floating:
         frames = np.arange(start, end + 1)
         traj = traj.replace(base=sample_base(scene, tree, frames))
-    klampt = tree.klampt_layout() if fmt.id == "PATH" and tree is not None else None
+    klampt = tree.klampt_layout() if fmt.layout == TIO.KLAMPT and tree is not None else None
     try:
         if refuse_violations:
             full = TR.unwrap(TR.select(traj, include_virtual))

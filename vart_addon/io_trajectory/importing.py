@@ -66,7 +66,7 @@ def read_trajectory(path, scene=None, cols=None) -> TR.Trajectory:
         raise TrajectoryError(str(e)) from None
     by_name = {c.name: c for c in cols}
     try:
-        if not fmt.names:  # the robot's Klampt layout, or the scene's columns
+        if fmt.layout == TIO.KLAMPT:  # the robot's Klampt layout, or the scene's columns
             layout = _klampt_layout(scene)
             if layout is not None and layout.size == traj.n_joints:
                 return layout.from_config(traj)

@@ -1,8 +1,9 @@
 """Trajectory files: the table of formats, and reading, writing and exporting a file.
 
 Each format is one :class:`TrajectoryFormat` in :data:`TABLE` (extension, Blender enum id,
-labels, writer, reader, and whether the file carries joint names and units); everything else
-derives from it: :data:`FORMATS`, the extension check (:func:`format_of`), the file filter
+labels, writer, reader, whether the file carries joint names and units, its **layout** and
+whether it carries velocities and accelerations by default); everything else derives from it
+(no code tests a format's id): :data:`FORMATS`, the extension check (:func:`format_of`), the file filter
 (:func:`file_glob`), the text that lists them (:func:`extensions_text`), the operators' enum
 and the menus' labels. A new format is a writer and a reader in :mod:`.codecs` and one row here.
 
@@ -32,12 +33,16 @@ from .ros_json import format_json, parse_json
 from .timing import Limits, RetimeResult, with_derivatives
 from .timing import retime as retime_motion
 
-__all__ = ["TrajectoryFormat", "TABLE", "FORMATS", "format_of", "file_glob", "extensions_text",
+__all__ = ["NAMED", "KLAMPT", "TrajectoryFormat", "TABLE", "FORMATS", "format_of", "file_glob", "extensions_text",
            "TrajectoryFormatError", "format_csv", "parse_csv", "format_json", "parse_json",
            "format_path", "parse_path", "save_trajectory", "load_trajectory",
            "export_trajectory", "export_motion", "Exported"]
 
 PathLike = Union[str, os.PathLike]
+#: Layouts of a file's values: one named column per joint value (and the base's), or the
+#: robot's Klampt configuration vector (:mod:`.klampt_layout`: entries in Klampt's order,
+#: unnamed).
+NAMED, KLAMPT = "named", "klampt"
 #: A reader: (text, source name, expected joint names or None, expected kinds or None).
 Reader = Callable[[str, str, Optional[Sequence[str]], Optional[Sequence[str]]], Trajectory]
 
@@ -54,6 +59,11 @@ class TrajectoryFormat:
     read: Reader
     names: bool        #: the file states joint names (else the caller gives them)
     units: bool        #: the file states units, hence kinds (else the caller gives them)
+    layout: str = NAMED  #: :data:`NAMED` or :data:`KLAMPT`: what its values are
+    derivatives: bool = False  #: writes velocities and accelerations unless told otherwise
+
+    def __post_init__(self):
+        assert self.layout in (NAMED, KLAMPT), self.layout
 
     @property
     def label(self) -> str:
@@ -72,12 +82,12 @@ TABLE: tuple[TrajectoryFormat, ...] = (
         "trajectory_msgs/JointTrajectory fields: joint_names, points with positions and "
         "time_from_start",
         format_json, lambda text, source, names, kinds: parse_json(text, source, kinds),
-        names=True, units=False),
+        names=True, units=False, derivatives=True),
     TrajectoryFormat(
         "PATH", ".path", "Klampt Path",
         "Klampt's linear path: one milestone per line (time, count, values), for Klampt's "
         "simulator",
-        format_path, parse_path, names=False, units=False),
+        format_path, parse_path, names=False, units=False, layout=KLAMPT),
 )
 #: The extensions of :data:`TABLE`, in its order.
 FORMATS: tuple[str, ...] = tuple(f.extension for f in TABLE)
@@ -168,8 +178,9 @@ def export_motion(traj: Trajectory, path: PathLike, *, include_virtual: bool = F
     ``length_step`` m, or ``every_frame``) and write ``path`` atomically: for a ``.path``
     with ``klampt``, the robot's Klampt configurations.
 
-    ``derivatives``: write velocities and accelerations (default: in JSON, not in CSV; a
-    ``.path`` has none). Violations are reported, not fatal: the file is written anyway."""
+    ``derivatives``: write velocities and accelerations (default: the format's
+    :attr:`TrajectoryFormat.derivatives`; a ``.path`` has none). Violations are reported,
+    not fatal: the file is written anyway."""
     fmt = format_of(path)  # fail before any work
     full = unwrap(select(traj, include_virtual))
     check_exportable(full)
@@ -183,11 +194,11 @@ def export_motion(traj: Trajectory, path: PathLike, *, include_virtual: bool = F
         full = with_derivatives(full)
     violations = check_limits(full)
     out = decimate(full, angle_step, length_step, every_frame)
-    if not (fmt.id == "JSON" if derivatives is None else derivatives):
+    if not (fmt.derivatives if derivatives is None else derivatives):
         out = out.replace(velocities=None, accelerations=None,
                           base=None if out.base is None else out.base.replace(
                               velocities=None, accelerations=None))
-    if fmt.id == "PATH" and klampt is not None:
+    if fmt.layout == KLAMPT and klampt is not None:
         out = klampt.to_config(out)
     save_trajectory(out, path)
     return Exported(out, violations, timing)

@@ -84,11 +84,35 @@ def start_values(robot: Robot, start: str = "zero") -> tuple[dict[str, float], l
     return values, warnings
 
 
+def _from_klampt(robot: Robot, traj, free: list, kinds: dict):
+    """A Klampt ``.path``'s milestones as the robot's joint values: the robot's Klampt
+    configuration (as vart's export of it writes it: base entries, then one per link) when
+    the width matches, else the free 1-DoF joints in the order of an export of values only
+    (sorted by name). ValueError when neither fits."""
+    from ..trajectory.klampt_layout import KlamptLayout
+    from .from_linkage import urdf_from_linkage
+    from .to_linkage import linkage_from_urdf
+    try:
+        lk, _ = linkage_from_urdf(robot)
+        written, _ = urdf_from_linkage(lk, robot.name or "robot")
+        layout = KlamptLayout.of(written, lk)
+    except (ValueError, VartError):
+        layout = None
+    if layout is not None and layout.size == traj.n_joints:
+        return layout.from_config(traj)
+    if len(free) == traj.n_joints:
+        return traj.replace(joint_names=free, kinds=[kinds[n] for n in free])
+    raise ValueError(f"milestones have {traj.n_joints} values, but the robot's Klampt "
+                     f"configuration has {layout.size if layout else 'no'} entries and it has "
+                     f"{len(free)} joints that move on their own")
+
+
 def start_from_file(robot: Robot, path) -> tuple[dict[str, float], list[str]]:
     """``(values, warnings)``: a start configuration read from a trajectory file of any
-    format vart reads (:mod:`vart_addon.formats.trajectory.files`), its first sample. A file
-    without names (Klampt ``.path``) lists the URDF's 1-DoF joints that move on their own in
-    the order of a vart export (sorted by name). Names the robot lacks, and mimic followers
+    format vart reads (:mod:`vart_addon.formats.trajectory.files`), its first sample. A Klampt
+    ``.path`` holds the robot's Klampt configuration (vart's own export of the robot), or
+    else the URDF's 1-DoF joints that move on their own in the order of a vart export (sorted
+    by name); a file with units must give each joint its own (m or rad). Names the robot lacks, and mimic followers
     (which follow their leader), are passed over with a warning. VartError naming the file for
     a file that cannot be read or matches none of the robot's joints."""
     from ..trajectory import files as trajectory_files
@@ -96,9 +120,16 @@ def start_from_file(robot: Robot, path) -> tuple[dict[str, float], list[str]]:
     kinds = {j.name: "linear" if j.type == "prismatic" else "angular" for j in robot.joints}
     try:
         fmt = trajectory_files.format_of(path)
-        names = None if fmt.names else free
-        traj = trajectory_files.load_trajectory(
-            path, names, None if names is None else [kinds[n] for n in names])
+        traj = trajectory_files.load_trajectory(path)
+        if fmt.layout == trajectory_files.KLAMPT:
+            traj = _from_klampt(robot, traj, free, kinds)
+        else:
+            wrong = [(n, kind) for n, kind in zip(traj.joint_names, traj.kinds)
+                     if fmt.units and n in kinds and kinds[n] != kind]
+            if wrong:  # as Import Trajectory refuses it
+                col, kind = wrong[0]
+                raise VartError(f"{os.fspath(path)}: column {col!r} is {kind} but joint "
+                                f"{col!r} of the robot is {kinds[col]}")
     except (OSError, ValueError) as e:
         raise VartError(f"start pose: {e}") from None
     warnings = []
