@@ -255,7 +255,7 @@ def test_the_vart_menu_has_the_animation_operators(vart_registered):
     lay = MenuLayout()
     menus.VART_MT_object.draw(SimpleNamespace(layout=lay), bpy.context)
     for op in ("drag", "operate_joint_modal", "key_pose", "bake"):
-        assert f"vart.{op}" in lay.ops and op in menus.OPERATORS
+        assert f"vart.{op}" in lay.ops and op in menus.menu_operators()
         assert _registered(f"vart.{op}")
 
 
