@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from frame_steps import run
 from pinocchio_check import ROBOTS
 from vart_addon.formats.urdf import files as urdf
 from vart_addon.formats.urdf.to_linkage import linkage_from_urdf
@@ -19,13 +20,6 @@ from vart_addon.solver import Linkage, se3
 R_WHEEL, HALF_TRACK, FRAMES = 0.2, 0.3, 25
 
 
-def run(steps):
-    """Run a generator of frame steps to its end; its result."""
-    while True:
-        try:
-            next(steps)
-        except StopIteration as stop:
-            return stop.value
 
 
 def rim(n=32, r=R_WHEEL, w=0.02):

@@ -244,13 +244,15 @@ def test_the_solver_never_writes_nan():
 def _edit_calls():
     import inspect
 
-    from vart_addon.solver import editing, goals_edit, tree_edit
+    from vart_addon.solver.editing import LinkageEditing
+    from vart_addon.solver.goals_edit import GoalsEditing
+    from vart_addon.solver.tree_edit import TreeEditing
     good = {"name": "j", "link": "a", "jtype": "revolute", "parent": None, "child": "a",
             "new_link": "c", "leader": "k", "q": [0.1], "pose": np.eye(4), "mass": 1.0,
             "gravity": [0, 0, -9.8], "lower": [-1], "upper": [1], "stiffness": 1.0}
-    for module in (editing, tree_edit, goals_edit):
-        for fname in module.__all__:
-            params = [p for p in list(inspect.signature(getattr(module, fname)).parameters.values())[1:]
+    for mixin in (LinkageEditing, TreeEditing, GoalsEditing):
+        for fname in [n for n in vars(mixin) if not n.startswith("_")]:
+            params = [p for p in list(inspect.signature(getattr(mixin, fname)).parameters.values())[1:]
                       if p.default is inspect.Parameter.empty
                       and p.kind == p.POSITIONAL_OR_KEYWORD]
             for i, p in enumerate(params):

@@ -73,13 +73,12 @@ def test_forward_kinematics_matches_joint_by_joint_composition(vh, seed):
     """Fixed joints anywhere (chains of them, at the ground, between moving joints, as
     leaves) and edges traversed backwards after re-grounding: the batched forward kinematics
     with fixed joints folded gives every link the pose of the plain composition."""
-    from vart_addon.solver.tree_edit import make_ground_link
     rng = np.random.default_rng(seed)
     types = ("fixed", "fixed", "fixed", "revolute", "prismatic", "helical", "spherical",
              "planar", "general", "cylindrical")
     lk = vh.random_tree(rng, n_links=int(rng.integers(3, 12)), types=types)
     if seed % 2:
-        make_ground_link(lk, list(lk.links)[int(rng.integers(len(lk.links)))])
+        lk.make_ground_link(list(lk.links)[int(rng.integers(len(lk.links)))])
     m = lk.model()
     T = m.fk(m.q_from_joints())
     ref = naive_poses(lk)

@@ -37,6 +37,7 @@ import numpy as np
 
 from ..solver import se3
 from ..solver.errors import VartError
+from ..solver.forest import spanning_forest
 from .joint_batches import by_type
 
 #: Standard gravity (m/s^2, world z up).
@@ -255,22 +256,7 @@ def _spanning_tree(lk, index):
     ground): the linkage's tree joints first, then the others in order."""
     real = [j for j in lk.joints.values() if not j.virtual
             and all(e is None or e in index for e in (j.parent, j.child))]
-    up: dict = {}
-
-    def find(x):
-        while up.get(x, x) != x:
-            up[x] = up.get(up[x], up[x])
-            x = up[x]
-        return x
-
-    tree, closures = [], []
-    for j in sorted(real, key=lambda j: not j.is_tree):
-        a, b = find(j.parent), find(j.child)
-        if a == b:
-            closures.append(j)
-        else:
-            up[a] = b
-            tree.append(j)
+    tree, closures, _ = spanning_forest(sorted(real, key=lambda j: not j.is_tree))
     return tree, closures
 
 

@@ -6,75 +6,27 @@ layout (see :mod:`.joint_types`). All functions validate first and change nothin
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from . import se3
 from . import validate as V
 from .errors import VartError
+from .linkage_core import LinkageCore
 from .parts import Joint
 
-if TYPE_CHECKING:  # the edits are Linkage's methods: linkage.py imports this module
-    from .linkage import Linkage
 
-
-def _joint(lk: Linkage, name: str) -> Joint:
+def _joint(lk: LinkageCore, name: str) -> Joint:
     return lk.joint(name)
 
 
-def _current(lk: Linkage, j: Joint) -> np.ndarray:
+def _current(lk: LinkageCore, j: Joint) -> np.ndarray:
     return lk.joint_q(j)
-
-
-def lock_joint(lk: Linkage, name: str, q=None):
-    """Hold a joint at its current configuration (or ``q``) at the lock level."""
-    _lock(lk, _joint(lk, name), q)
-
-
-def lock_link(lk: Linkage, link: str, pose=None):
-    """Freeze a link in the world at its current pose (or ``pose``): locks its root joint."""
-    q = None if pose is None else _pose_q(V.pose(pose, f"link {link!r}: lock pose"))
-    _lock(lk, lk.root(link), q)
-
-
-def unlock_joint(lk: Linkage, name: str):
-    _joint(lk, name).lock_q = None
-    lk.touch_goals()
-
-
-def unlock_link(lk: Linkage, link: str):
-    lk.root(link).lock_q = None
-    lk.touch_goals()
 
 
 def _lock(lk, j, q):
     was = j.lock_q is not None
     j.lock_q = _current(lk, j) if q is None else V.vec(q, j.dof, f"{j.label()}: lock value")
     lk.touch_values() if was else lk.touch_goals()
-
-
-def set_target(lk: Linkage, name: str, q, mask=None):
-    """Drive a joint toward ``q`` at the target level; ``mask`` (bools per DoF) selects DoFs."""
-    j = _joint(lk, name)
-    _target(lk, j, V.vec(q, j.dof, f"{j.label()}: target"), mask)
-
-
-def set_link_target(lk: Linkage, link: str, pose, mask=None):
-    """Drive a link toward a world pose ``T_world_link``; ``mask`` over (x, y, z, wx, wy, wz)."""
-    T = V.pose(pose, f"link {link!r}: target pose")
-    j, q = lk.root(link), _pose_q(T)
-    _target(lk, j, q if j.dof == q.size else V.vec(q, j.dof, f"{j.label()}: target"), mask)
-
-
-def clear_target(lk: Linkage, name: str):
-    _joint(lk, name).target_q = None
-    lk.touch_goals()
-
-
-def clear_link_target(lk: Linkage, link: str):
-    lk.root(link).target_q = None
-    lk.touch_goals()
 
 
 def _target(lk, j, qv, mask):
@@ -93,89 +45,6 @@ def _target(lk, j, qv, mask):
         lk.touch_goals()
 
 
-def set_posture(lk: Linkage, name: str, q=None):
-    """Default pose of a joint (its current configuration if ``q`` is None), the lowest level."""
-    j = _joint(lk, name)
-    was = j.posture_q is not None
-    j.posture_q = _current(lk, j) if q is None else V.vec(q, j.dof, f"{j.label()}: posture")
-    lk.touch_values() if was else lk.touch_goals()
-
-
-def clear_posture(lk: Linkage, name: str):
-    _joint(lk, name).posture_q = None
-    lk.touch_goals()
-
-
-def set_limits(lk: Linkage, name: str, lower, upper):
-    """Per-DoF limits (m or rad; +-inf for none). Tree joints respect them strictly."""
-    j = _joint(lk, name)
-    lo = V.vec(lower, j.dof, f"{j.label()}: lower limit", inf_ok=True)
-    hi = V.vec(upper, j.dof, f"{j.label()}: upper limit", inf_ok=True)
-    if np.any(lo > hi):
-        raise VartError(f"{j.label()}: lower limit {lo.tolist()} > upper limit {hi.tolist()}")
-    j.lower, j.upper = lo, hi
-    if j.is_tree:
-        j.q = np.clip(j.q, lo, hi)
-    lk.touch_topology()
-
-
-def set_stiffness(lk: Linkage, name: str, stiffness: float, rest=None):
-    """A linear spring on a 1-DoF joint: stiffness (N/m or N m/rad) and rest value."""
-    j = _joint(lk, name)
-    if j.dof != 1:
-        raise VartError(f"{j.label()}: springs are for 1-DoF joints, this one has {j.dof}")
-    k = V.nonneg(stiffness, f"{j.label()}: stiffness")
-    r = _current(lk, j) if rest is None else V.vec(rest, 1, f"{j.label()}: rest value")
-    j.stiffness, j.rest_q = k, r
-    lk.touch_goals()
-
-
-def set_q(lk: Linkage, name: str, q):
-    """Set a tree joint's configuration directly (no solve): its subtree moves rigidly."""
-    j = _joint(lk, name)
-    if not j.is_tree:
-        raise VartError(f"{j.label()} is a closure joint; set a target to drive it")
-    qv = V.vec(q, j.dof, f"{j.label()}: q")
-    if np.any(qv < j.lower) or np.any(qv > j.upper):
-        raise VartError(f"{j.label()}: q {qv.tolist()} outside its limits")
-    j.q = qv
-    lk.touch_values()
-
-
-def set_link_pose(lk: Linkage, link: str, pose):
-    """Place a link hanging from its root joint at a world pose (no solve)."""
-    r = lk.root(link)
-    if not r.is_tree:
-        raise VartError(f"link {link!r} hangs from joint {lk.tree_edge[link].name!r}; "
-                        "set a target to move it")
-    r.q = _pose_q(V.pose(pose, f"link {link!r}: pose"))
-    lk.touch_values()
-
-
-def set_mimic(lk: Linkage, name: str, leader: str, multiplier: float = 1.0, offset: float = 0.0):
-    """Couple a 1-DoF joint to another: ``q = multiplier * q_leader + offset`` (invariant level)."""
-    j = _joint(lk, name)
-    lead = _joint(lk, leader)
-    if lead is j:
-        raise VartError(f"joint {name!r} cannot mimic itself")
-    if j.dof != 1 or lead.dof != 1:
-        raise VartError(f"mimic needs two 1-DoF joints: {name!r} has {j.dof}, "
-                        f"{leader!r} has {lead.dof}")
-    cur = lead
-    while cur.mimic:
-        if cur.mimic[0] == name:
-            raise VartError(f"joint {name!r} mimicking {leader!r} would form a mimic cycle")
-        cur = lk.joint(cur.mimic[0])
-    j.mimic = (leader, V.finite(multiplier, f"joint {name!r}: mimic multiplier"),
-               V.finite(offset, f"joint {name!r}: mimic offset"))
-    lk.touch_goals()
-
-
-def clear_mimic(lk: Linkage, name: str):
-    _joint(lk, name).mimic = None
-    lk.touch_goals()
-
-
 def _pose_q(T: np.ndarray) -> np.ndarray:
     """The free joint configuration (x, y, z, rotation vector) of a checked pose (plain
     floats: a drag sets a link target every frame)."""
@@ -186,7 +55,120 @@ def _pose_q(T: np.ndarray) -> np.ndarray:
     return np.array([x, y, z, *w])
 
 
-__all__ = ["lock_joint", "lock_link", "unlock_joint", "unlock_link", "set_target",
-           "set_link_target", "clear_target", "clear_link_target", "set_posture",
-           "clear_posture", "set_limits", "set_stiffness", "set_q", "set_link_pose",
-           "set_mimic", "clear_mimic"]
+
+
+class GoalsEditing(LinkageCore):
+    """Goals and values: locks, targets, postures, limits, springs, q, mimics:
+    the :class:`~.linkage.Linkage` methods of this module (a mix-in of it). Each is
+    validated and atomic: it raises :class:`VartError` with the linkage unchanged."""
+
+    def lock_joint(self, name: str, q=None):
+        """Hold a joint at its current configuration (or ``q``) at the lock level."""
+        _lock(self, _joint(self, name), q)
+
+    def lock_link(self, link: str, pose=None):
+        """Freeze a link in the world at its current pose (or ``pose``): locks its root joint."""
+        q = None if pose is None else _pose_q(V.pose(pose, f"link {link!r}: lock pose"))
+        _lock(self, self.root(link), q)
+
+    def unlock_joint(self, name: str):
+        _joint(self, name).lock_q = None
+        self.touch_goals()
+
+    def unlock_link(self, link: str):
+        self.root(link).lock_q = None
+        self.touch_goals()
+
+    def set_target(self, name: str, q, mask=None):
+        """Drive a joint toward ``q`` at the target level; ``mask`` (bools per DoF) selects DoFs."""
+        j = _joint(self, name)
+        _target(self, j, V.vec(q, j.dof, f"{j.label()}: target"), mask)
+
+    def set_link_target(self, link: str, pose, mask=None):
+        """Drive a link toward a world pose ``T_world_link``; ``mask`` over (x, y, z, wx, wy, wz)."""
+        T = V.pose(pose, f"link {link!r}: target pose")
+        j, q = self.root(link), _pose_q(T)
+        _target(self, j, q if j.dof == q.size else V.vec(q, j.dof, f"{j.label()}: target"), mask)
+
+    def clear_target(self, name: str):
+        _joint(self, name).target_q = None
+        self.touch_goals()
+
+    def clear_link_target(self, link: str):
+        self.root(link).target_q = None
+        self.touch_goals()
+
+    def set_posture(self, name: str, q=None):
+        """Default pose of a joint (its current configuration if ``q`` is None), the lowest level."""
+        j = _joint(self, name)
+        was = j.posture_q is not None
+        j.posture_q = _current(self, j) if q is None else V.vec(q, j.dof, f"{j.label()}: posture")
+        self.touch_values() if was else self.touch_goals()
+
+    def clear_posture(self, name: str):
+        _joint(self, name).posture_q = None
+        self.touch_goals()
+
+    def set_limits(self, name: str, lower, upper):
+        """Per-DoF limits (m or rad; +-inf for none). Tree joints respect them strictly."""
+        j = _joint(self, name)
+        lo = V.vec(lower, j.dof, f"{j.label()}: lower limit", inf_ok=True)
+        hi = V.vec(upper, j.dof, f"{j.label()}: upper limit", inf_ok=True)
+        if np.any(lo > hi):
+            raise VartError(f"{j.label()}: lower limit {lo.tolist()} > upper limit {hi.tolist()}")
+        j.lower, j.upper = lo, hi
+        if j.is_tree:
+            j.q = np.clip(j.q, lo, hi)
+        self.touch_topology()
+
+    def set_stiffness(self, name: str, stiffness: float, rest=None):
+        """A linear spring on a 1-DoF joint: stiffness (N/m or N m/rad) and rest value."""
+        j = _joint(self, name)
+        if j.dof != 1:
+            raise VartError(f"{j.label()}: springs are for 1-DoF joints, this one has {j.dof}")
+        k = V.nonneg(stiffness, f"{j.label()}: stiffness")
+        r = _current(self, j) if rest is None else V.vec(rest, 1, f"{j.label()}: rest value")
+        j.stiffness, j.rest_q = k, r
+        self.touch_goals()
+
+    def set_q(self, name: str, q):
+        """Set a tree joint's configuration directly (no solve): its subtree moves rigidly."""
+        j = _joint(self, name)
+        if not j.is_tree:
+            raise VartError(f"{j.label()} is a closure joint; set a target to drive it")
+        qv = V.vec(q, j.dof, f"{j.label()}: q")
+        if np.any(qv < j.lower) or np.any(qv > j.upper):
+            raise VartError(f"{j.label()}: q {qv.tolist()} outside its limits")
+        j.q = qv
+        self.touch_values()
+
+    def set_link_pose(self, link: str, pose):
+        """Place a link hanging from its root joint at a world pose (no solve)."""
+        r = self.root(link)
+        if not r.is_tree:
+            raise VartError(f"link {link!r} hangs from joint {self.tree_edge[link].name!r}; "
+                            "set a target to move it")
+        r.q = _pose_q(V.pose(pose, f"link {link!r}: pose"))
+        self.touch_values()
+
+    def set_mimic(self, name: str, leader: str, multiplier: float = 1.0, offset: float = 0.0):
+        """Couple a 1-DoF joint to another: ``q = multiplier * q_leader + offset`` (invariant level)."""
+        j = _joint(self, name)
+        lead = _joint(self, leader)
+        if lead is j:
+            raise VartError(f"joint {name!r} cannot mimic itself")
+        if j.dof != 1 or lead.dof != 1:
+            raise VartError(f"mimic needs two 1-DoF joints: {name!r} has {j.dof}, "
+                            f"{leader!r} has {lead.dof}")
+        cur = lead
+        while cur.mimic:
+            if cur.mimic[0] == name:
+                raise VartError(f"joint {name!r} mimicking {leader!r} would form a mimic cycle")
+            cur = self.joint(cur.mimic[0])
+        j.mimic = (leader, V.finite(multiplier, f"joint {name!r}: mimic multiplier"),
+                   V.finite(offset, f"joint {name!r}: mimic offset"))
+        self.touch_goals()
+
+    def clear_mimic(self, name: str):
+        _joint(self, name).mimic = None
+        self.touch_goals()

@@ -27,23 +27,20 @@ driving/driven boundary, and a goal whose every DoF lies in other stages is only
 (met or reported, never moved).
 
 Edits here are validated and atomic like those of :mod:`.editing` (:class:`~.errors.VartError`
-naming the object and field, the linkage unchanged) and are also ``Linkage`` methods. Each
+naming the object and field, the linkage unchanged) and are also ``LinkageCore`` methods. Each
 marks the goals changed, so the next solve analyses the groups again. Without any sublinkage a
 linkage solves exactly as before (one stage).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import validate as V
 from .errors import VartError
-
-if TYPE_CHECKING:  # the edits are Linkage's methods: linkage.py imports this module
-    from .linkage import Linkage
-    from .parts import Joint
+from .linkage_core import LinkageCore
+from .parts import Joint
 
 #: The dispositions of a sublinkage in its parent.
 DISPOSITIONS = ("driving", "driven", "simultaneous")
@@ -61,89 +58,9 @@ class Sublinkage:
 
 
 # ---- edits -----------------------------------------------------------------------------------
-def add_sublinkage(lk: Linkage, name: str, parent: str | None = None,
-                   disposition: str = "simultaneous", links=(), joints=()) -> Sublinkage:
-    """Add a sublinkage inside ``parent`` (None: the top) with ``disposition``; ``links``
-    and ``joints`` (names) are moved into it from wherever they were."""
-    V.name(name, "sublinkage")
-    if name in lk.sublinkages:
-        raise VartError(f"sublinkage {name!r} already exists")
-    _check_parent(lk, name, parent)
-    _check_disposition(name, disposition)
-    links, joints = list(links), list(joints)
-    for n in links:
-        lk.link(n)
-    for n in joints:
-        lk.joint(n)
-    sub = Sublinkage(name, parent, disposition)
-    lk.sublinkages[name] = sub
-    lk.link_home.update((n, name) for n in links)
-    lk.joint_home.update((n, name) for n in joints)
-    lk.touch_goals()
-    return sub
 
 
-def remove_sublinkage(lk: Linkage, name: str) -> None:
-    """Dissolve a sublinkage: its links, joints and nested sublinkages go to its parent."""
-    sub = sublinkage(lk, name)
-    for d in (lk.link_home, lk.joint_home):
-        for member, home in list(d.items()):
-            if home == name:
-                d[member] = sub.parent
-    for other in lk.sublinkages.values():
-        if other.parent == name:
-            other.parent = sub.parent
-    del lk.sublinkages[name]
-    lk.touch_goals()
-
-
-def set_disposition(lk: Linkage, name: str, disposition: str) -> None:
-    """Set a sublinkage's disposition in its parent (one of :data:`DISPOSITIONS`)."""
-    sub = sublinkage(lk, name)
-    _check_disposition(name, disposition)
-    if sub.disposition != disposition:
-        sub.disposition = disposition
-        lk.touch_goals()
-
-
-def set_sublinkage_parent(lk: Linkage, name: str, parent: str | None) -> None:
-    """Nest a sublinkage in another (None: the top); it may not end up inside itself."""
-    sub = sublinkage(lk, name)
-    _check_parent(lk, name, parent)
-    if sub.parent != parent:
-        sub.parent = parent
-        lk.touch_goals()
-
-
-def assign_link(lk: Linkage, link: str, name: str | None) -> None:
-    """Move a link into sublinkage ``name`` (None: the top)."""
-    lk.link(link)
-    if name is not None:
-        sublinkage(lk, name)
-    if lk.link_home.get(link) != name:
-        lk.link_home[link] = name
-        lk.touch_goals()
-
-
-def assign_joint(lk: Linkage, joint: str, name: str | None) -> None:
-    """Move a joint into sublinkage ``name`` (None: the top), whatever its child link's is."""
-    lk.joint(joint)
-    if name is not None:
-        sublinkage(lk, name)
-    if joint not in lk.joint_home or lk.joint_home[joint] != name:
-        lk.joint_home[joint] = name
-        lk.touch_goals()
-
-
-def unassign_joint(lk: Linkage, joint: str) -> None:
-    """Let a joint follow its child link's sublinkage again (the default)."""
-    lk.joint(joint)
-    if joint in lk.joint_home:
-        del lk.joint_home[joint]
-        lk.touch_goals()
-
-
-def forget(lk: Linkage, links=(), joints=()) -> None:
+def forget(lk: LinkageCore, links=(), joints=()) -> None:
     """Drop the memberships of removed links and joints (called by the edits that remove
     them, so a later link or joint of the same name starts at the top)."""
     for n in links:
@@ -152,8 +69,8 @@ def forget(lk: Linkage, links=(), joints=()) -> None:
         lk.joint_home.pop(n, None)
 
 
-def rename_member(lk: Linkage, old: str, new: str) -> None:
-    """A renamed joint keeps its membership (called by :func:`.editing.rename_joint`)."""
+def rename_member(lk: LinkageCore, old: str, new: str) -> None:
+    """A renamed joint keeps its membership (called by :meth:`.editing.LinkageEditing.rename_joint`)."""
     if old in lk.joint_home:
         lk.joint_home[new] = lk.joint_home.pop(old)
 
@@ -176,7 +93,7 @@ def _check_parent(lk, name, parent):
 
 
 # ---- queries ---------------------------------------------------------------------------------
-def sublinkage(lk: Linkage, name: str) -> Sublinkage:
+def sublinkage(lk: LinkageCore, name: str) -> Sublinkage:
     """The sublinkage called ``name`` (VartError if there is none)."""
     try:
         return lk.sublinkages[name]
@@ -184,12 +101,12 @@ def sublinkage(lk: Linkage, name: str) -> Sublinkage:
         raise VartError(f"sublinkage {name!r} does not exist") from None
 
 
-def home_of_link(lk: Linkage, link: str) -> str | None:
+def home_of_link(lk: LinkageCore, link: str) -> str | None:
     """The sublinkage a link belongs to (None: the top)."""
     return lk.link_home.get(link)
 
 
-def home_of_joint(lk: Linkage, joint: Joint) -> str | None:
+def home_of_joint(lk: LinkageCore, joint: Joint) -> str | None:
     """The sublinkage a joint belongs to: its own assignment, else its child link's (a root
     joint: its link's)."""
     if not joint.is_root and joint.name in lk.joint_home:
@@ -197,7 +114,7 @@ def home_of_joint(lk: Linkage, joint: Joint) -> str | None:
     return lk.link_home.get(joint.child)
 
 
-def members(lk: Linkage, name: str | None) -> tuple[list[str], list[str]]:
+def members(lk: LinkageCore, name: str | None) -> tuple[list[str], list[str]]:
     """The links and joints directly in sublinkage ``name`` (None: the top), not in nested
     ones: (link names, joint names)."""
     links = [n for n in lk.links if home_of_link(lk, n) == name]
@@ -205,7 +122,7 @@ def members(lk: Linkage, name: str | None) -> tuple[list[str], list[str]]:
     return links, joints
 
 
-def subtree(lk: Linkage, name: str) -> list[str]:
+def subtree(lk: LinkageCore, name: str) -> list[str]:
     """``name`` and every sublinkage nested in it, at any depth."""
     out = [name]
     for n in out:
@@ -213,7 +130,7 @@ def subtree(lk: Linkage, name: str) -> list[str]:
     return out
 
 
-def solve_order(lk: Linkage) -> list[tuple[str | None, ...]]:
+def solve_order(lk: LinkageCore) -> list[tuple[str | None, ...]]:
     """The stages, first solved first: each a tuple of sublinkage names (None: the top) solved
     together. The strongly connected components of the ordering edges (see the module doc) in
     topological order; among unordered stages, the earlier-added sublinkage first."""
@@ -282,7 +199,7 @@ class StagePlan:
     ``order``: :func:`solve_order`; ``dof_stage`` (n_dof,): the stage of each tree DoF;
     :meth:`stage_of_joint` and :meth:`stage_of_link`: the stage of a goal's owner."""
 
-    def __init__(self, lk: Linkage, model):
+    def __init__(self, lk: LinkageCore, model):
         self.linkage = lk
         self.order = solve_order(lk)
         self.stage = {name: s for s, names in enumerate(self.order) for name in names}
@@ -304,12 +221,91 @@ class StagePlan:
         return home_of_link(self.linkage, obj.name)
 
 
-def plan(lk: Linkage, model) -> StagePlan | None:
+def plan(lk: LinkageCore, model) -> StagePlan | None:
     """The linkage's :class:`StagePlan`, or None when it has no sublinkage (one stage)."""
     return StagePlan(lk, model) if lk.sublinkages else None
 
 
-__all__ = ["DISPOSITIONS", "Sublinkage", "add_sublinkage", "remove_sublinkage",
-           "set_disposition", "set_sublinkage_parent", "assign_link", "assign_joint",
-           "unassign_joint", "sublinkage", "home_of_link", "home_of_joint", "members",
-           "subtree", "solve_order", "plan", "StagePlan"]
+__all__ = ["DISPOSITIONS", "Sublinkage", "SublinkageEditing", "sublinkage", "home_of_link",
+           "home_of_joint", "members", "subtree", "solve_order", "plan", "StagePlan"]
+
+
+class SublinkageEditing(LinkageCore):
+    """MSim's hierarchy: sublinkages, dispositions, assignments:
+    the :class:`~.linkage.Linkage` methods of this module (a mix-in of it). Each is
+    validated and atomic: it raises :class:`VartError` with the linkage unchanged."""
+
+    def add_sublinkage(self, name: str, parent: str | None = None,
+                       disposition: str = "simultaneous", links=(), joints=()) -> Sublinkage:
+        """Add a sublinkage inside ``parent`` (None: the top) with ``disposition``; ``links``
+        and ``joints`` (names) are moved into it from wherever they were."""
+        V.name(name, "sublinkage")
+        if name in self.sublinkages:
+            raise VartError(f"sublinkage {name!r} already exists")
+        _check_parent(self, name, parent)
+        _check_disposition(name, disposition)
+        links, joints = list(links), list(joints)
+        for n in links:
+            self.link(n)
+        for n in joints:
+            self.joint(n)
+        sub = Sublinkage(name, parent, disposition)
+        self.sublinkages[name] = sub
+        self.link_home.update((n, name) for n in links)
+        self.joint_home.update((n, name) for n in joints)
+        self.touch_goals()
+        return sub
+
+    def remove_sublinkage(self, name: str) -> None:
+        """Dissolve a sublinkage: its links, joints and nested sublinkages go to its parent."""
+        sub = sublinkage(self, name)
+        for d in (self.link_home, self.joint_home):
+            for member, home in list(d.items()):
+                if home == name:
+                    d[member] = sub.parent
+        for other in self.sublinkages.values():
+            if other.parent == name:
+                other.parent = sub.parent
+        del self.sublinkages[name]
+        self.touch_goals()
+
+    def set_disposition(self, name: str, disposition: str) -> None:
+        """Set a sublinkage's disposition in its parent (one of :data:`DISPOSITIONS`)."""
+        sub = sublinkage(self, name)
+        _check_disposition(name, disposition)
+        if sub.disposition != disposition:
+            sub.disposition = disposition
+            self.touch_goals()
+
+    def set_sublinkage_parent(self, name: str, parent: str | None) -> None:
+        """Nest a sublinkage in another (None: the top); it may not end up inside itself."""
+        sub = sublinkage(self, name)
+        _check_parent(self, name, parent)
+        if sub.parent != parent:
+            sub.parent = parent
+            self.touch_goals()
+
+    def assign_link(self, link: str, name: str | None) -> None:
+        """Move a link into sublinkage ``name`` (None: the top)."""
+        self.link(link)
+        if name is not None:
+            sublinkage(self, name)
+        if self.link_home.get(link) != name:
+            self.link_home[link] = name
+            self.touch_goals()
+
+    def assign_joint(self, joint: str, name: str | None) -> None:
+        """Move a joint into sublinkage ``name`` (None: the top), whatever its child link's is."""
+        self.joint(joint)
+        if name is not None:
+            sublinkage(self, name)
+        if joint not in self.joint_home or self.joint_home[joint] != name:
+            self.joint_home[joint] = name
+            self.touch_goals()
+
+    def unassign_joint(self, joint: str) -> None:
+        """Let a joint follow its child link's sublinkage again (the default)."""
+        self.joint(joint)
+        if joint in self.joint_home:
+            del self.joint_home[joint]
+            self.touch_goals()

@@ -13,17 +13,10 @@ import bpy
 import numpy as np
 import pytest
 
+from frame_steps import run
 from vart_addon.checks.statics import MARKER_PREFIX, statics_scene_steps
 from vart_addon.checks.will_it_run import will_it_run_steps
 from vart_addon.physics.feasibility import Thresholds
-
-
-def run(steps):
-    while True:
-        try:
-            next(steps)
-        except StopIteration as stop:
-            return stop.value
 
 
 def story(key):

@@ -19,6 +19,7 @@ import numpy as np
 
 from ...solver import se3
 from ...solver.errors import VartError
+from ...solver.forest import spanning_forest
 from ...solver.linkage import Linkage
 from . import files as urdf
 
@@ -80,23 +81,10 @@ def urdf_from_linkage(lk: Linkage, name: str, *, visuals=None, template=None):
         cands.append(j)
 
     # 2. spanning forest (union-find); the other candidates close loops
-    up: dict = {}
-
-    def find(x):
-        while up.get(x, x) != x:
-            up[x] = up.get(up[x], up[x])
-            x = up[x]
-        return x
-
-    chosen = []
-    for j in cands:
-        a, b = find(j.parent), find(j.child)
-        if a == b:
-            warnings.append(f"joint {j.name!r} left out: it closes a kinematic loop, which "
-                            "URDF cannot express")
-            continue
-        up[a] = b
-        chosen.append(j)
+    chosen, loops, forest = spanning_forest(cands)
+    find = forest.root
+    warnings += [f"joint {j.name!r} left out: it closes a kinematic loop, which URDF cannot "
+                 "express" for j in loops]
 
     # 3. root and orientation (breadth first from the root)
     taken = set(real)

@@ -13,7 +13,7 @@ prismatic             ``prismatic`` sliding along the URDF axis, limits likewise
 fixed                 ``fixed``
 floating              ``general`` (q = position, rotation vector of the motion)
 planar                ``planar`` whose mobility z is the URDF axis (the plane normal)
-mimic                 :func:`~.goals_edit.set_mimic` (held at the invariant level)
+mimic                 :meth:`~.goals_edit.GoalsEditing.set_mimic` (held at the invariant level)
 ===================== ======================================================================
 
 Frames: ``T_parent_mob = origin @ A`` and ``T_child_frame = A`` where ``A`` (:func:`align_z`)
