@@ -102,6 +102,30 @@ def _check_baked(scene, start: int, end: int) -> None:
             f"> Bake Range over {start}-{end})")
 
 
+#: URDF joint types a joint trajectory controller drives (one value each).
+_DRIVEN = ("revolute", "continuous", "prismatic")
+
+
+def _urdf_joints_only(traj, tree, notes: list):
+    """``traj`` with only the real joints the exported URDF has as driven 1-DoF joints (what a
+    ros2_control controller accepts); the others (loop closures, ball joints, floating ones)
+    left out, said in ``notes``. Virtual columns stay (export_motion drops them)."""
+    driven = {j.name for j in tree.robot.joints if j.type in _DRIVEN}
+    keep, gone = [], []
+    for k, (name, virtual) in enumerate(zip(traj.joint_names, traj.virtual)):
+        joint = name if name in driven else name.split("/")[0]  # several values: joint/entry
+        if virtual or joint in driven:
+            keep.append(k)
+        elif joint not in gone:
+            gone.append(joint)
+    if not gone:
+        return traj
+    notes.append(f"left out: {len(gone)} real joints the exported URDF does not drive (loop "
+                 f"closures, ball and floating joints): {', '.join(gone[:8])}"
+                 + (" ..." if len(gone) > 8 else ""))
+    return traj.columns(keep)
+
+
 def export_trajectory(scene, path, *, frame_start=None, frame_end=None,
                       include_virtual: bool = False, every_frame: bool = False,
                       angle_step: float = math.radians(2.0), length_step: float = 0.02,
@@ -110,11 +134,12 @@ def export_trajectory(scene, path, *, frame_start=None, frame_end=None,
                       retime: str | None = None, limits: Limits | None = None,
                       max_speedup: float = 10.0) -> ExportResult:
     """Sample ``scene`` (default: the context's) over the frame range and write ``path``
-    (.csv, .json or .path, by extension) atomically: real joints (and virtual ones if
-    ``include_virtual``), the floating base's pose when it moves, waypoints whenever a joint
-    moved ``angle_step`` rad or ``length_step`` m (or ``every_frame``). ``require_bake``:
-    refuse a range no bake covers (see the module doc). ``derivatives``: velocities and
-    accelerations (default: in JSON only). ``retime``: None (the scene's timing),
+    (.csv, .json or .path, by extension) atomically: the real joints the exported URDF drives
+    (its revolute, continuous and prismatic joints; loop closures, ball and floating joints
+    left out with a note), or every joint with ``include_virtual``, the floating base's pose
+    when it moves, waypoints whenever a joint moved ``angle_step`` rad or ``length_step`` m
+    (or ``every_frame``). ``require_bake``: refuse a range no bake covers (see the module
+    doc). ``derivatives``: velocities and accelerations (default: in JSON only). ``retime``: None (the scene's timing),
     ``"uniform"`` or ``"toppra"``, within the URDF's velocity limits and ``limits``
     (:class:`~vart_addon.formats.trajectory.timing.Limits`: defaults for joints without one,
     acceleration limits). Returns an :class:`ExportResult`; limit violations are in it and do
@@ -130,6 +155,8 @@ def export_trajectory(scene, path, *, frame_start=None, frame_end=None,
     if require_bake:
         _check_baked(scene, start, end)
     tree = robot_tree(scene)
+    if tree is not None and not include_virtual:
+        traj = _urdf_joints_only(traj, tree, notes)
     if tree is not None and tree.floating:
         frames = np.arange(start, end + 1)
         traj = traj.replace(base=sample_base(scene, tree, frames))
