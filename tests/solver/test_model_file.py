@@ -189,3 +189,15 @@ def test_the_document_is_not_changed_by_reading():
     before = copy.deepcopy(d)
     MF.from_dict(d)
     assert d == before
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda d: d["links"][1].update(mass=1e308), "links[1]: link 'coupler': mass: 1e+308 kg is beyond"),
+    (lambda d: d["joints"][0]["spring"].update(stiffness=1e300), "stiffness: 1e+300"),
+])
+def test_a_mass_or_stiffness_no_machine_has_is_refused_naming_it(edit, message):
+    """Fixed defect (issue 35's fuzzing): a link of 1e308 kg overflowed the solver's scaling
+    into ZeroDivisionError; masses and stiffnesses are bounded (validate.MAX_MASS, ...)."""
+    with pytest.raises(MF.ModelFileError) as e:
+        MF.from_dict(broken(edit))
+    assert message in str(e.value)

@@ -84,8 +84,8 @@ class LinkageEditing(LinkageCore):
         if name in self.links:
             raise VartError(f"link {name!r} already exists")
         T = np.eye(4) if pose is None else V.pose(pose, f"link {name!r}: pose")
-        link = Link(name, V.nonneg(mass, f"link {name!r}: mass"), V.vec(com, 3, f"link {name!r}: com"),
-                    bool(virtual))
+        link = Link(name, V.amount(mass, f"link {name!r}: mass", V.MAX_MASS, "kg"),
+                    V.vec(com, 3, f"link {name!r}: com"), bool(virtual))
         root = _new_joint(name, _GENERAL, None, name, np.eye(4), np.eye(4), is_root=True, tree_dir=1)
         root.q = _root_q(T)
         self.links[name] = link
@@ -113,7 +113,7 @@ class LinkageEditing(LinkageCore):
     def set_mass(self, link: str, mass: float, com=None):
         """Mass (kg) and centre of mass (m, link frame) used by gravity."""
         lnk = self.link(link)
-        m = V.nonneg(mass, f"link {link!r}: mass")
+        m = V.amount(mass, f"link {link!r}: mass", V.MAX_MASS, "kg")
         c = lnk.com if com is None else V.vec(com, 3, f"link {link!r}: com")
         lnk.mass, lnk.com = m, c
         self.touch_goals()

@@ -126,7 +126,7 @@ class GoalsEditing(LinkageCore):
         j = _joint(self, name)
         if j.dof != 1:
             raise VartError(f"{j.label()}: springs are for 1-DoF joints, this one has {j.dof}")
-        k = V.nonneg(stiffness, f"{j.label()}: stiffness")
+        k = V.amount(stiffness, f"{j.label()}: stiffness", V.MAX_STIFFNESS, "N/m or N m/rad")
         r = _current(self, j) if rest is None else V.vec(rest, 1, f"{j.label()}: rest value")
         j.stiffness, j.rest_q = k, r
         self.touch_goals()

@@ -45,6 +45,20 @@ def finite(value, what: str) -> float:
     return x
 
 
+#: The largest mass (kg) a link may have and stiffness (N/m, N m/rad) a spring: far beyond
+#: any machine (a ship is 1e8 kg), small enough that weights and energies (mass times gravity
+#: times lengths up to MAX_MAGNITUDE, squared in the solver's scaling) stay finite doubles.
+MAX_MASS, MAX_STIFFNESS = 1e12, 1e15
+
+
+def amount(value, what: str, largest: float, unit: str) -> float:
+    """A finite float in [0, ``largest``] (a mass, a stiffness)."""
+    x = nonneg(value, what)
+    if x > largest:
+        raise VartError(f"{what}: {x:g} {unit} is beyond the {largest:g} {unit} a scene can hold")
+    return x
+
+
 def nonneg(value, what: str) -> float:
     """A finite float >= 0."""
     x = finite(value, what)
