@@ -54,7 +54,14 @@ $(WHEELS_STAMP): requirements/extension-wheels.txt | $(STAMP)
 	$(PY) tools/wheels.py check
 	@touch $@
 
-test: $(STAMP) $(WHEELS_STAMP)
+# The Khronos glTF validator (npm, pinned in tools/gltf_validator/package-lock.json) that the
+# tests load vart's glTF export in; needs Node.js and npm, which the machine has.
+NODE_STAMP := tools/gltf_validator/node_modules/.stamp
+$(NODE_STAMP): tools/gltf_validator/package.json tools/gltf_validator/package-lock.json
+	npm ci --prefix tools/gltf_validator --no-audit --no-fund --silent
+	@touch $@
+
+test: $(STAMP) $(WHEELS_STAMP) $(NODE_STAMP)
 	$(PY) -m pytest -q
 
 # The whole suite on every supported Blender, each in its own venv (what .ci/run runs).

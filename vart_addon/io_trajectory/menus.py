@@ -17,6 +17,7 @@ def draw_import(self, context):
 
 def draw_export(self, context):
     self.layout.operator("vart.export_trajectory", text=MENU_LABEL)
+    self.layout.operator("vart.export_gltf", text="Vart Animation, one clip (.glb/.gltf)")
 
 
 def draw_trajectory_sidebar(layout) -> None:

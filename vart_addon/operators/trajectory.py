@@ -242,7 +242,34 @@ class VART_OT_import_trajectory(bpy.types.Operator, ImportHelper):  # type: igno
         return {'FINISHED'}
 
 
-classes = (VART_OT_export_trajectory, VART_OT_import_trajectory)
+class VART_OT_export_gltf(bpy.types.Operator, ExportHelper):
+    bl_idname = "vart.export_gltf"
+    bl_label = "Export Animation (glTF)"
+    bl_description = ("Export the scene and its baked motion as glTF with one animation (the "
+                      "links' actions merged, every frame sampled), for game engines and film: "
+                      "re-imports to the baked poses")
+    bl_options = {'REGISTER'}
+
+    filename_ext = ".glb"
+    filter_glob: StringProperty(default="*.glb;*.gltf", options={'HIDDEN'})
+
+    @classmethod
+    def poll(cls, context):
+        return support.poll_links(cls, context)
+
+    def execute(self, context):
+        from ..io_trajectory.gltf_export import export_gltf
+        try:
+            done = export_gltf(self.filepath, context.scene)
+        except support.ERRORS as e:
+            self.report({'ERROR'}, str(e))
+            return {'CANCELLED'}
+        self.report({'INFO'}, f"Exported {os.path.basename(done['path'])}: one animation of "
+                    f"{done['frames']} frames")
+        return {'FINISHED'}
+
+
+classes = (VART_OT_export_trajectory, VART_OT_import_trajectory, VART_OT_export_gltf)
 
 # The stubs declare register_classes_factory -> None; it returns (register, unregister).
 register, unregister = bpy.utils.register_classes_factory(classes)  # type: ignore[misc]

@@ -1,0 +1,70 @@
+"""The baked motion as one glTF animation (issue 32, item 7): a story exported re-imports in
+Blender to the baked poses, as one clip, and the Khronos glTF validator (npm, installed by
+make test in tools/gltf_validator) finds no error in the file."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import bpy
+import numpy as np
+import pytest
+
+from repo_paths import REPO
+
+VALIDATOR = REPO / "tools" / "gltf_validator"
+
+
+def baked(key="camera_tilt"):
+    assert bpy.ops.vart.add_example(example=key) == {'FINISHED'}
+    scene = bpy.context.scene
+    scene.vart.check_after_bake = False
+    assert bpy.ops.vart.bake() == {'FINISHED'}
+    links = [ob for ob in scene.objects if "vart" in ob.keys()]
+    poses = {}
+    for f in (1, 17, 48):
+        scene.frame_set(f)
+        poses[f] = {ob.name: np.array(ob.matrix_world) for ob in links}
+    return scene, poses
+
+
+@pytest.mark.parametrize("ext", [".glb", ".gltf"])
+def test_a_story_is_one_clip_that_re_imports_to_its_baked_poses(vart_registered, tmp_path,
+                                                                 ext):
+    scene, poses = baked()
+    path = tmp_path / f"story{ext}"
+    assert bpy.ops.vart.export_gltf(filepath=str(path)) == {'FINISHED'}
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.ops.import_scene.gltf(filepath=str(path))
+    assert len(bpy.data.actions) == 1  # one clip (the defaults wrote one per link)
+    scene = bpy.context.scene
+    worst = 0.0
+    for f, want in poses.items():
+        scene.frame_set(f)
+        for name, M in want.items():
+            ob = bpy.data.objects[name]
+            worst = max(worst, float(np.abs(np.array(ob.matrix_world) - M).max()))
+    assert worst < 1e-5
+    node = shutil.which("node")
+    assert node is not None and (VALIDATOR / "node_modules").is_dir(), \
+        "make test installs the glTF validator (Node.js and npm needed)"
+    out = subprocess.run([node, str(VALIDATOR / "validate.js"), str(path)], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["errors"] == 0, report["messages"]
+    assert report["animations"] == 1
+
+
+def test_nothing_baked_or_a_wrong_extension_is_refused(vart_registered, tmp_path):
+    import blender_scenes as BS
+    from vart_addon.bridge import schema as S
+    S.write_link(BS.cube("block"), mass=1.0)  # a link, nothing animated
+    with pytest.raises(RuntimeError, match="nothing is animated"):
+        bpy.ops.vart.export_gltf(filepath=str(tmp_path / "x.glb"))
+    from vart_addon.io_trajectory.gltf_export import export_gltf
+    from vart_addon.io_trajectory.joint_columns import TrajectoryError
+    with pytest.raises(TrajectoryError, match="must end in .glb or .gltf"):
+        export_gltf(tmp_path / "x.obj")
+    assert not list(tmp_path.iterdir())
