@@ -35,9 +35,7 @@ def export_gltf(path, scene=None) -> dict:
         raise TrajectoryError("glTF export: nothing is animated: bake first (Vart > Animation "
                               "> Bake Range)")
     if not hasattr(bpy.ops.export_scene, "gltf"):
-        loaded, _ = addon_utils.check(GLTF_ADDON)
-        if not loaded:
-            addon_utils.enable(GLTF_ADDON, default_set=False)
+        addon_utils.enable(GLTF_ADDON, default_set=False)  # shipped with Blender, maybe off
     if not hasattr(bpy.ops.export_scene, "gltf"):
         raise TrajectoryError("glTF export: Blender's glTF add-on (io_scene_gltf2) is missing")
     try:

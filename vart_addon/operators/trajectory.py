@@ -242,7 +242,7 @@ class VART_OT_import_trajectory(bpy.types.Operator, ImportHelper):  # type: igno
         return {'FINISHED'}
 
 
-class VART_OT_export_gltf(bpy.types.Operator, ExportHelper):
+class VART_OT_export_gltf(bpy.types.Operator, ExportHelper):  # type: ignore[misc]
     bl_idname = "vart.export_gltf"
     bl_label = "Export Animation (glTF)"
     bl_description = ("Export the scene and its baked motion as glTF with one animation (the "
