@@ -34,9 +34,9 @@ def export_gltf(path, scene=None) -> dict:
     if not any(ob.animation_data and ob.animation_data.action for ob in scene.objects):
         raise TrajectoryError("glTF export: nothing is animated: bake first (Vart > Animation "
                               "> Bake Range)")
-    if not hasattr(bpy.ops.export_scene, "gltf"):
+    if not hasattr(bpy.types, "EXPORT_SCENE_OT_gltf"):
         addon_utils.enable(GLTF_ADDON, default_set=False)  # shipped with Blender, maybe off
-    if not hasattr(bpy.ops.export_scene, "gltf"):
+    if not hasattr(bpy.types, "EXPORT_SCENE_OT_gltf"):
         raise TrajectoryError("glTF export: Blender's glTF add-on (io_scene_gltf2) is missing")
     try:
         bpy.ops.export_scene.gltf(
