@@ -16,6 +16,15 @@ from repo_paths import REPO
 VALIDATOR = REPO / "tools" / "gltf_validator"
 
 
+def gltf_json(path) -> dict:
+    """The JSON of a .gltf file, or of a .glb's first chunk."""
+    data = path.read_bytes()
+    if path.suffix == ".gltf":
+        return json.loads(data)
+    length = int.from_bytes(data[12:16], "little")  # header 12 bytes, then chunk 0: JSON
+    return json.loads(data[20:20 + length])
+
+
 def baked(key="camera_tilt"):
     assert bpy.ops.vart.add_example(example=key) == {'FINISHED'}
     scene = bpy.context.scene
@@ -35,9 +44,13 @@ def test_a_story_is_one_clip_that_re_imports_to_its_baked_poses(vart_registered,
     scene, poses = baked()
     path = tmp_path / f"story{ext}"
     assert bpy.ops.vart.export_gltf(filepath=str(path)) == {'FINISHED'}
+    doc = gltf_json(path)
+    assert len(doc["animations"]) == 1  # one clip (the defaults wrote one per link)
+    moved = {ch["target"]["node"] for ch in doc["animations"][0]["channels"]}
+    names = {doc["nodes"][i]["name"] for i in moved}
+    assert set(poses[1]) <= names  # every link in it
     bpy.ops.wm.read_factory_settings(use_empty=True)
     bpy.ops.import_scene.gltf(filepath=str(path))
-    assert len(bpy.data.actions) == 1  # one clip (the defaults wrote one per link)
     scene = bpy.context.scene
     worst = 0.0
     for f, want in poses.items():
