@@ -162,7 +162,7 @@ def test_a_geom_that_compiles_to_absurd_vertices_is_refused_naming_it(folders):
         MJ.read_mjcf(path)
     path.write_text(mujoco_doc('<body name="a"><geom name="slab" type="box" size="1e300 1 1" '
                                'mass="1"/></body>'))
-    with pytest.raises(MJ.MjcfError, match="huge.xml: (geom 'slab' of body 'a'|MuJoCo cannot)"):
+    with pytest.raises(MJ.MjcfError, match="huge.xml: geom 'slab' of body 'a'"):
         MJ.read_mjcf(path)
 
 
