@@ -280,10 +280,18 @@ def test_a_study_with_contacts_gives_the_same_table_on_dask():
     weight = 9.81 * sum(link.mass for link in lk.links.values())
     dq = stalled_spring_q(stall, MM.LEG_STIFFNESS)
     force = stalled_spring_torque(stall, MM.LEG_STIFFNESS) / 0.04 + weight * (dq + 1e-6)
+    energy = np.array(here.column("energy"))
+    np.testing.assert_allclose(there.column("energy"), energy, rtol=0,
+                               atol=2 * stall + 1e-14 * np.abs(energy).max())
+    # where the heel's limit engages the valley is flat along the contact: only the energy
+    # is bounded there (see test_msim_examples.test_the_step_probe_scene_is_the_model)
+    heel = np.array(here.column("limit:r_heel.tz"))
+    smooth = np.r_[True, heel[1:] == heel[:-1]]
     for c in here.columns:
-        if c.unit in ("", "1") or c.name.startswith("d("):
+        if c.unit in ("", "1", "J") or c.name.startswith("d("):
             continue
         tol = force if c.unit == "N" else stalled_spring_torque(stall, MM.LEG_STIFFNESS) + \
             1e-6 * weight if c.unit == "N m" else dq
-        np.testing.assert_allclose(there.column(c.name), here.column(c.name), rtol=0,
+        np.testing.assert_allclose(np.array(there.column(c.name))[smooth],
+                                   np.array(here.column(c.name))[smooth], rtol=0,
                                    atol=tol, err_msg=c.name)

@@ -17,6 +17,7 @@ Columns (units in :attr:`Column.unit`):
   support), ``unsupported_force`` (N) and ``unsupported_moment`` (N m: what no contact
   forces can give), ``guide_force`` (N: what the model's other virtual joints hold the robot
   with) and ``stable`` (1 when contact forces hold the robot);
+- ``energy`` (J: the potential energy the solve minimised, gravity and springs; 0 without);
 - ``status`` (``converged``; ``stalled``: it stopped improving, as a potential's minimum
   or a compromise ends; ``out of budget``), ``iterations``, ``unmet`` (the goals left unmet,
   ``; ``-separated; a solve that raised: ``error: ...``).
@@ -111,7 +112,8 @@ class Recorder:
             cols += [Column("unsupported_force", "N"), Column("unsupported_moment", "N m"),
                      Column("guide_force", "N"), Column("stable", "1")]
             self.statics = self._statics_model(linkage)
-        cols += [Column(STATUS, ""), Column(ITERATIONS, "1"), Column(UNMET, "")]
+        cols += [Column("energy", "J"), Column(STATUS, ""), Column(ITERATIONS, "1"),
+                 Column(UNMET, "")]
         self.columns = cols
         self.index = index_of(cols)
 
@@ -145,6 +147,8 @@ class Recorder:
             out.append(side)
         if self.study.contacts:
             out += self._stability(poses, at)
+        potential = status.level("potential")
+        out.append(float(potential.error) if potential.active else 0.0)
         state = "converged" if status.converged else \
             "out of budget" if status.out_of_budget else "stalled"
         out += [state, int(status.iterations), "; ".join(status.unmet)]

@@ -65,10 +65,22 @@ def test_the_step_probe_scene_is_the_model(step_probe):
     tolerance = {"torque": torque, "com": dq * lever, "margin": dq * lever, "load": force,
                  "unsupported_force": force, "unsupported_moment": torque,
                  "guide_force": force, "stable": 0.0}
-    for name in {n for n in names if not n.startswith("d(")} - {"status", "unmet", "iterations"}:
+    # what the stall rule guarantees everywhere: the energy, to twice its threshold (and the
+    # energy's own rounding)
+    energy = column(ref, "energy")
+    np.testing.assert_allclose(column(ours, "energy"), energy, rtol=0,
+                               atol=2 * settings.stall_tol + 1e-14 * np.abs(energy).max())
+    # positions and forces follow from it where the energy rises like the springs; at the
+    # sample where the heel's limit engages (its state differs from the sample before) the
+    # valley is flat along the contact and the energy alone is bounded (measured on Blender
+    # 4.2: 3e-5 m of com.z between two solves 1e-15 J apart)
+    heel = column(ref, "limit:r_heel.tz")
+    smooth = np.r_[True, heel[1:] == heel[:-1]]
+    for name in {n for n in names if not n.startswith("d(")} - {"status", "unmet", "iterations",
+                                                                 "energy"}:
         atol = tolerance.get(name.split(":")[0].split(".")[0], dq)
-        np.testing.assert_allclose(column(ours, name), column(ref, name), rtol=0, atol=atol,
-                                   err_msg=name)
+        np.testing.assert_allclose(column(ours, name)[smooth], column(ref, name)[smooth],
+                                   rtol=0, atol=atol, err_msg=name)
 
 
 def test_the_step_is_sensed_from_the_first_heel_contact_until_the_robot_tips(step_probe):
