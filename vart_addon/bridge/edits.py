@@ -222,9 +222,12 @@ class _Undo:
 # ---- the edit ---------------------------------------------------------------------------------
 def edit(mutate, scene=None, *, solve: bool = False, settings: Settings | None = None,
          gravity=None, new_links: dict | None = None, reparent: dict | None = None,
-         renamed: dict | None = None, bridge: SceneBridge | None = None) -> EditResult:
+         renamed: dict | None = None, bridge: SceneBridge | None = None,
+         one_shot: bool = False) -> EditResult:
     """Apply ``mutate(linkage)`` to the scene (see the module doc). ``solve``: solve after
-    writing (with ``settings`` and ``gravity``, m/s^2 or None). ``new_links``: link name ->
+    writing (with ``settings`` and ``gravity``, m/s^2 or None); ``one_shot``: a solve the
+    user asked for once, started without the damping earlier solves left (the solver's
+    ``fresh``). ``new_links``: link name ->
     ``factory(T_world_link) -> object`` for links the mutation creates. ``reparent``: link
     name -> the link it was welded into (None: the ground), for links the mutation removes.
     ``renamed``: old joint name -> new, for joints the mutation renames. The F-curves of the
@@ -256,7 +259,7 @@ def edit(mutate, scene=None, *, solve: bool = False, settings: Settings | None =
         if solve or moved:
             assert bridge.linkage is not None  # synced (maybe rebuilt: not lk)
             bridge.linkage.set_gravity(gravity)
-            result.status = bridge.solve(settings, sync=False)
+            result.status = bridge.solve(settings, sync=False, fresh=one_shot)
         result.moved = bridge.write_back().links
         seen.update(obs)
         JC.follow_edit(old, bridge.data, seen, renamed, result.removed)

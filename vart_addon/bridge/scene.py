@@ -263,7 +263,8 @@ class SceneBridge(SceneWriter):
     def solve(self, settings: Settings | None = None, sync: bool = True, **budget):
         """Sync (unless ``sync`` is False: a modal drag that changes only bridge-held targets
         between solves), then solve; returns the solver's SolveStatus. ``budget``:
-        ``max_iterations``, ``max_ms``. The scene is not changed until :meth:`write_back`."""
+        ``max_iterations``, ``max_ms``, and ``fresh`` (:meth:`vart_addon.solver.Solver.solve`).
+        The scene is not changed until :meth:`write_back`."""
         if sync or self.linkage is None:
             self.sync()
         assert self.solver is not None  # synced: the solver is built with the linkage

@@ -145,12 +145,12 @@ def apply(op, context, mutate, *, solve: bool = False, quiet: bool = True,
     ``(result set, EditResult or None)``. If a solve ran (asked, or the edit moved a link),
     its status is stored; it is reported when goals are unmet, or always unless ``quiet``.
     ``one_shot``: a solve the user asked for once (no time budget, see
-    :func:`vart_addon.shared.bridge_cache.solve_kw`).
+    :func:`vart_addon.shared.bridge_cache.solve_kw`, and no damping left by earlier solves).
     Errors become an error report and CANCELLED."""
     from ..bridge import edits
     scene = context.scene
     try:
-        res = edits.edit(mutate, scene, solve=solve, bridge=bridge_for(scene),
+        res = edits.edit(mutate, scene, solve=solve, bridge=bridge_for(scene), one_shot=one_shot,
                          **solve_kw(scene, one_shot=one_shot))
     except ERRORS as e:
         op.report({'ERROR'}, str(e))

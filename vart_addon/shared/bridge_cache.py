@@ -67,7 +67,8 @@ def clear_bridge_cache() -> None:
 
 
 #: Iterations a one-shot solve (Operate Joint, Solve) may take at least: a big move must
-#: converge or stop improving, not stop at a drag's cap (story 2's 1.3 m trench needs 109).
+#: converge or stop improving, not stop at a drag's cap (story 2's 1.3 m trench takes 7; a
+#: move out of reach stalls in tens).
 ONE_SHOT_ITERATIONS = 1000
 
 

@@ -10,8 +10,8 @@ One iteration:
 2. lexicographic acceptance: no level may end worse than max(before, tol) unless a higher one
    improved; the level that improved must gain at least a quarter of what its linear model
    predicted (else: retry without the levels below it, then with more damping). A higher level
-   that a trial worsened gets Newton corrections on the levels down to it; an energy overshoot
-   halves the step. Good gains relax the damping.
+   that a trial worsened gets Newton corrections (a full step, then steps on every level the
+   trial must not worsen); an energy overshoot halves the step. Good gains relax the damping.
 
 Simplified Newton: when a step was the stacked shortcut over every level (all of them can be
 met exactly, :func:`.pdls.stacked`), later steps of the same solve may reuse its factorization
@@ -146,9 +146,15 @@ class Solver:
         return self._groups
 
     def solve(self, max_iterations: int | None = None, max_ms: float | None = None,
-              trace: bool = False) -> SolveStatus:
+              trace: bool = False, fresh: bool = False) -> SolveStatus:
         """Move every tree joint so the goals hold in priority order; returns the status
         (``trace``: with ``status.trace``, one :class:`.trace.TraceRow` per iteration).
+
+        Each solve group keeps the Levenberg-Marquardt damping its last solve ended with (a
+        drag's next frame starts from it). ``fresh``: start without it, as a solve the user
+        asks for once does (*Operate Joint*): a solve that stalled at a target out of reach
+        ends heavily damped, and a next target from there would take steps too short to count
+        as progress (the solve then stalls at once).
 
         ``max_ms`` (default ``Settings.max_ms``) is wall-clock time from this call, the
         analysis of a changed linkage included: it is checked before every evaluation and
@@ -165,15 +171,18 @@ class Solver:
         gc.disable()
         try:
             with one_blas_thread():
-                return self._solve(max_iterations, max_ms, trace, t0)
+                return self._solve(max_iterations, max_ms, trace, t0, fresh)
         finally:
             if paused:
                 gc.enable()
 
-    def _solve(self, max_iterations, max_ms, trace, t0) -> SolveStatus:
+    def _solve(self, max_iterations, max_ms, trace, t0, fresh) -> SolveStatus:
         s = self.settings
         self._stepper.reset(self.settings)
         groups = self._analysis()
+        if fresh:
+            for gp in groups:
+                gp.mu[:] = 0.0
         model = self.linkage.model()
         q = model.q_from_joints()
         budget_it = s.max_iterations if max_iterations is None else max_iterations
@@ -355,13 +364,19 @@ class Solver:
         """Newton steps from the trial, while the worsened ``level`` converges, until the trial
         is no worse than ``ev``; None if they fail. The first step is a full prioritized step
         (the higher levels are solved first, and the lower ones usually finish converging on
-        the way); if it does not help, the steps keep to the levels down to ``level``.
+        the way); if it does not help, the steps keep to the levels the trial must not worsen:
+        every level above the one the step was for (keeping to those down to ``level`` alone
+        let the next one, a lock say, drift while ``level`` converged), and take in any level
+        they leave out that then gets worse.
 
         While the last step's stacked factorization holds, the steps are simplified Newton
         steps with it (no new Jacobians); one that does not cut the worsened level tenfold is
         redone with the point's own Jacobians."""
         s = self.settings
         upto = G.POSTURE
+        deciding = next(k for k in gp.active_levels if not ev.satisfied[k])
+        protect = max((k for k in gp.active_levels if k < deciding), default=level)
+        protect = max(protect, level)  # (a level below an unchanged deciding one got worse)
         trial = new
         newton = chords = 0
         deadline = self._deadline
@@ -385,11 +400,12 @@ class Solver:
             newton += 1
             new = cand
             if worse < level or new.measure[level] > 0.5 * before:
-                if upto == level:
+                if upto == protect:
                     return None
-                upto, new = level, trial  # the full step did not help: higher levels only
+                upto, new = protect, trial  # the full step did not help: higher levels only
                 continue
             level = worse
+            upto = max(upto, level)  # a level the steps left out got worse: take it in
         return None
 
     def _record(self, gp, ev, it, first_ok, reason, t0, status):

@@ -43,3 +43,19 @@ def test_an_unmet_move_says_why_and_key_joint_says_what_it_keyed(op_fourbar, cap
     text = "".join(capsys.readouterr())
     assert "Warning: Keyed the value of joint 'A'" in text
     assert f"not the {q0 + 0.5:.6g} asked for: the last solve stopped short" in text
+
+
+def test_operate_joint_moves_story_2s_trench_in_a_few_iterations(vart_registered):
+    """Issue 35, item 5: the trench (a loop through leg 0, its depth and pitch locked) from
+    -0.9 m to +0.4 m and back took 131-133 iterations, each trial step halved five times
+    while its corrections let the locked joints drift (tests/solver/test_big_moves.py)."""
+    assert bpy.ops.vart.add_example(example="trenching") == {'FINISHED'}
+    scene = bpy.context.scene
+    scene.vart.active_joint = "trench"
+    slide = bpy.data.objects["trench_slide"]
+    for value in (0.4, -0.9):
+        assert bpy.ops.vart.operate_joint(value=(value, 0, 0, 0, 0, 0)) == {'FINISHED'}
+        summary = scene.vart.status_summary
+        assert summary.startswith("Converged ("), summary
+        assert int(summary.split("(")[1].split()[0]) <= 20, summary
+        assert q_of(slide, "trench") == pytest.approx(value, abs=1e-6)
