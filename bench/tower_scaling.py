@@ -3,6 +3,7 @@
 
     .venv/bin/python bench/tower_scaling.py                   # 90, 270, 900 cells
     .venv/bin/python bench/tower_scaling.py --cells 30 90 --frames 10 --profile
+    .venv/bin/python bench/tower_scaling.py --build --cells 270 900  # building, CPU s
 
 The tower of *Add Example > Tower* (``vart_addon.examples.tower``: its ``tower_nodes``
 geometry, 3 revolute tree joints and 1 revolute closure per four-bar cell, x-z plane), built
@@ -86,6 +87,20 @@ def _build(links: dict, joints: list) -> Linkage:
                          T_child_frame=se3.inverse(links[child][0]) @ W, tree=tree,
                          virtual=name.startswith("block"),  # the abstract joints
                          q=[0.0] if tree and jtype != "fixed" else None)
+    return lk
+
+
+def script_build(cells: int) -> Linkage:
+    """The tower built as a script would write it: every link at its pose, then cell by cell
+    its joints placed by their world frames (``world_frame``: the q of each fitted from the
+    links' poses), each cell's closure right after its tree joints, nothing compiled between.
+    Each such joint needs its links' world poses from the uncompiled tree (``--build``)."""
+    links, joints = _tower_parts(cells)
+    lk = Linkage()
+    for name, (T, _virtual) in links.items():
+        lk.add_link(name, pose=T, mass=0.1)
+    for name, jtype, parent, child, W, is_tree in joints:
+        lk.add_joint(name, jtype, parent, child, world_frame=W, tree=None if is_tree else False)
     return lk
 
 
@@ -184,7 +199,18 @@ def main(argv=None):
     ap.add_argument("--profile", action="store_true", help="cProfile hot spots per size")
     ap.add_argument("--abstract", action="store_true",
                     help="the abstracted tower (blocks as driven sublinkages, bends keyed)")
+    ap.add_argument("--build", action="store_true",
+                    help="only time building each tower as a script writes it (script_build)")
     args = ap.parse_args(argv)
+    if args.build:
+        print(f"{'cells':>6} {'tree joints':>11} {'closures':>8} {'build s CPU':>11}")
+        for c in args.cells:
+            t = time.process_time()
+            lk = script_build(c)
+            t = time.process_time() - t
+            print(f"{c:>6} {sum(j.is_tree for j in lk.joints.values()) - 1:>11} "
+                  f"{sum(not j.is_tree for j in lk.joints.values()):>8} {t:>11.2f}", flush=True)
+        return
     rows = [run(c, args.frames, args.pull, args.profile, args.abstract) for c in args.cells]
     print(f"{'cells':>6} {'tree joints':>11} {'groups':>6} {'median ms':>10} {'p95 ms':>8} "
           f"{'iters':>5} {'converged':>9} {'exponent':>8}")

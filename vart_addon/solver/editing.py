@@ -91,7 +91,7 @@ class LinkageEditing(LinkageCore):
         self.links[name] = link
         self.roots[name] = root
         self.tree_edge[name] = root
-        self.touch_topology()
+        self.touch_topology(moved=False)
         return link
 
     def remove_link(self, name: str) -> list[str]:
@@ -165,19 +165,24 @@ class LinkageEditing(LinkageCore):
         j.lower, j.upper = lo, hi
         if qv is not None and (np.any(qv < lo) or np.any(qv > hi)):
             raise VartError(f"joint {name!r}: q {qv.tolist()} outside its limits")
-        cur_child_edge = self.tree_edge[child]
-        auto_tree = cur_child_edge.is_root and not self.is_ancestor(child, parent)
-        make = auto_tree if tree is None else bool(tree)
+        # the child hangs from its root joint: it lies on the parent's tree path only as the
+        # path's top link (:meth:`_top`, kept from walk to walk: no walk to the ground each)
+        free = self.tree_edge[child].is_root
+        below = free and self._top(parent) == child
+        make = (free and not below) if tree is None else bool(tree)
         if qv is not None and not make:
             raise VartError(f"joint {name!r}: q can only be given for a tree joint; "
                             "set a target to drive a closure joint")
         self.joints[name] = j
         j.q = self.joint_q(j, poses) if fit else (np.zeros(0) if qv is None else qv.copy())
         if make:
-            _make_tree(self, j, poses)
+            # only the link it carries (with what hangs from it) may move: onto the joint, or
+            # to ``q``
+            self._rewalk(_make_tree(self, j, poses, below if free else None))
             if qv is not None:
                 j.q = qv
-        self.touch_topology(tree=make)  # a closure leaves the tree (and its model) as it was
+        # a closure leaves the tree (and its model) as it was
+        self.touch_topology(tree=make, moved=False)
         return j
 
     def remove_joint(self, name: str):

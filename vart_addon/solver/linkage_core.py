@@ -54,6 +54,13 @@ class LinkageCore:
         self.values_version = 0
         self._model = None
         self._model_version = -1
+        # World poses walked while the model is stale (poses_of): link -> (T_world_link, its
+        # top link, the link it was composed from), how many were composed from each link, and
+        # (pose epoch, values_version) they hold for
+        self._walked: dict[str, tuple] = {}
+        self._walk_kids: dict[str | None, int] = {}
+        self._walk_key: tuple | None = None
+        self._pose_epoch = 0
 
     # ---- lookup ------------------------------------------------------------------------
     def link(self, name: str) -> Link:
@@ -105,6 +112,7 @@ class LinkageCore:
             from .kinematics import TreeModel
             self._model = TreeModel(self)
             self._model_version = self.topology_version
+            self._pose_epoch += 1  # a solve may now write q in place: no walked pose holds
         return self._model
 
     def poses(self) -> dict[str, np.ndarray]:
@@ -119,23 +127,61 @@ class LinkageCore:
 
     def poses_of(self, links) -> dict[str, np.ndarray]:
         """World poses of some links (None entries are skipped). Uses the compiled model when it
-        is current; otherwise composes the tree edges up to the ground for just these links, so
-        a sequence of edits (e.g. importing a robot) stays linear in its length."""
+        is current; otherwise composes the tree edges down from the ground for just these links
+        and keeps what it composed (:meth:`_walk`), so a sequence of edits (a robot imported,
+        a tower built joint by joint, closures between) stays linear in its length."""
         links = [n for n in links if n is not None]
         if self._model_version == self.topology_version:
             m = self._model
             T = m.world_poses(m.q_from_joints())
             return {n: T[m.index[n]] for n in links}
-        return {n: self._walk_pose(n) for n in links}
+        return {n: self._walk(n)[0] for n in links}
 
-    def _walk_pose(self, link: str | None) -> np.ndarray:
-        T = np.eye(4)
-        while link is not None:
-            e = self.tree_edge[link]
-            X = e.T_parent_mob @ e.jtype.motion(e.q, e.pitch)[0] @ se3.inverse(e.T_child_frame)
-            T = (X if e.tree_dir > 0 else se3.inverse(X)) @ T
-            link = self.tree_parent(link)
-        return T
+    def _walk(self, link: str, pose: bool = True) -> tuple:
+        """``(T_world_link, top)`` of ``link`` by its tree edges (``top``: the link nearest the
+        ground on its tree path; ``pose=False``: the top alone, T None), from the nearest link
+        on that path walked since the last edit that may have moved a link: what it walks is
+        kept for the next walk, so walks down a chain built link by link are not repeated."""
+        key = (self._pose_epoch, self.values_version)
+        walked, kids = self._walked, self._walk_kids
+        if self._walk_key != key:
+            walked.clear()
+            kids.clear()
+            self._walk_key = key
+        path = []
+        cur: str | None = link
+        while cur is not None:
+            got = walked.get(cur)
+            if got is not None and (not pose or got[0] is not None):
+                break
+            path.append(cur)
+            cur = self.tree_parent(cur)
+        T, top = (np.eye(4), None) if cur is None else walked[cur][:2]
+        for n in reversed(path):
+            if pose:
+                e = self.tree_edge[n]
+                X = e.T_parent_mob @ e.jtype.motion(e.q, e.pitch)[0] @ \
+                    se3.inverse(e.T_child_frame)
+                T = T @ (X if e.tree_dir > 0 else se3.inverse(X))
+            top = n if top is None else top
+            if n not in walked:
+                kids[cur] = kids.get(cur, 0) + 1  # (cur: n's tree parent)
+            walked[n] = (T if pose else None, top, cur)
+            cur = n
+        return walked[link][:2]
+
+    def _rewalk(self, link: str):
+        """``link``'s tree edge changed, nothing else moved: what was walked of it is dropped
+        (everything walked, if some links were walked through it)."""
+        if self._walk_kids.get(link):
+            self._pose_epoch += 1
+        elif link in self._walked:
+            parent = self._walked.pop(link)[2]
+            self._walk_kids[parent] -= 1
+
+    def _top(self, link: str | None) -> str | None:
+        """The link nearest the ground on ``link``'s tree path (None for the ground)."""
+        return None if link is None else self._walk(link, pose=False)[1]
 
     def relative_pose(self, joint: Joint, poses: dict | None = None) -> np.ndarray:
         """``T_mob_childframe`` of a joint, from the links' current world poses."""
@@ -150,13 +196,17 @@ class LinkageCore:
             return joint.q.copy()
         return joint.jtype.fit(self.relative_pose(joint, poses), joint.pitch)[0]
 
-    def touch_topology(self, tree: bool = True):
+    def touch_topology(self, tree: bool = True, moved: bool = True):
         """The joints changed: analyses must be redone. ``tree=False``: only closures did
         (one added), so the compiled tree model, if it was current, stays current: closures
-        added in a row fit their q from one forward kinematics, not a walk each."""
+        added in a row fit their q from one forward kinematics, not a walk each.
+        ``moved=False``: no link moved (a link or a closure added, a link hung where it stands
+        and its walked pose dropped), so the poses walked so far still hold."""
         current = self._model_version == self.topology_version
         self.topology_version += 1
         self.goals_version += 1
+        if moved:
+            self._pose_epoch += 1
         if current and not tree:
             self._model_version = self.topology_version
 

@@ -72,10 +72,14 @@ def _set_root_edge(lk, link, poses):
     lk.tree_edge[link] = root
 
 
-def _make_tree(lk, j, poses):
-    """Put closure joint ``j`` into the tree, giving up the tree edge of the link it carries."""
+def _make_tree(lk, j, poses, parent_below: bool | None = None):
+    """Put closure joint ``j`` into the tree, giving up the tree edge of the link it carries;
+    returns that link. ``parent_below``: whether ``j``'s parent hangs below its child, if the
+    caller knows (else it is found)."""
     a, b = j.parent, j.child
-    if lk.is_ancestor(b, a):  # the parent hangs below the child: carry the parent instead
+    if parent_below is None:
+        parent_below = lk.is_ancestor(b, a)
+    if parent_below:  # the parent hangs below the child: carry the parent instead
         old = lk.tree_edge[a]
         old.tree_dir = 0
         j.tree_dir = -1
@@ -85,7 +89,7 @@ def _make_tree(lk, j, poses):
         old.tree_dir = 0
         j.tree_dir = 1
         lk.tree_edge[b] = j
-    lk.touch_topology()
+    return a if parent_below else b
 
 
 def _rebuild_tree(lk, poses):
