@@ -48,11 +48,17 @@ def _target(lk, j, qv, mask):
 def _pose_q(T: np.ndarray) -> np.ndarray:
     """The free joint configuration (x, y, z, rotation vector) of a checked pose (plain
     floats: a drag sets a link target every frame)."""
-    (r00, r01, r02, x), (r10, r11, r12, y), (r20, r21, r22, z) = T[:3].tolist()
+    q = _rows_q(T[:3].tolist())
+    if q is None:  # near a half turn
+        q = np.concatenate([T[:3, 3], se3.so3_log(T[:3, :3])])
+    return q
+
+
+def _rows_q(rows):
+    """:func:`_pose_q` of a checked pose's rows (plain floats), or None near a half turn."""
+    (r00, r01, r02, x), (r10, r11, r12, y), (r20, r21, r22, z) = rows[:3]
     w = se3.so3_log_floats([r00, r01, r02, r10, r11, r12, r20, r21, r22])
-    if w is None:  # near a half turn
-        w = se3.so3_log(T[:3, :3]).tolist()
-    return np.array([x, y, z, *w])
+    return None if w is None else np.array([x, y, z, *w])
 
 
 
@@ -86,8 +92,13 @@ class GoalsEditing(LinkageCore):
 
     def set_link_target(self, link: str, pose, mask=None):
         """Drive a link toward a world pose ``T_world_link``; ``mask`` over (x, y, z, wx, wy, wz)."""
-        T = V.pose(pose, f"link {link!r}: target pose")
-        j, q = self.root(link), _pose_q(T)
+        T, rows, dev = V.pose_rows(pose, f"link {link!r}: target pose")
+        # A drag's pose every frame: rigid to the last bits, its q from the checked rows (the
+        # array made rigid and its rows read again cost as much as the checks)
+        q = _rows_q(rows) if dev <= V.ROUNDED else None
+        j = self.root(link)
+        if q is None:
+            q = _pose_q(V.rigid(T, dev))
         _target(self, j, q if j.dof == q.size else V.vec(q, j.dof, f"{j.label()}: target"), mask)
 
     def clear_target(self, name: str):

@@ -150,10 +150,12 @@ class Stacked:
         return self.J.T.dot(self.Ginv.dot(r))
 
 
-def stacked(levels, n: int, sigma0: float = 1e-3, cache: dict | None = None):
+def stacked(levels, n: int, sigma0: float = 1e-3, cache: dict | None = None,
+            sparse: bool | None = None):
     """The levels' Jacobians stacked, or None when the stack is not provably well conditioned
     (then no level may be skipped: use :func:`prioritized_step`). Structurally zero rows are
     dropped, as there. ``levels``: [(J (m, n), rhs), ...]; only the Jacobians are read.
+    ``sparse``: whether some are stored by supports, if the caller knows.
 
     The proof is the inverse of the stack's Gram matrix G (:func:`_plain_inverse`): a trace
     of ``G^-1`` below ``1 / sigma0^2`` bounds every eigenvalue of G above sigma0^2. The same
@@ -166,7 +168,9 @@ def stacked(levels, n: int, sigma0: float = 1e-3, cache: dict | None = None):
     blocks of their structure (:func:`.block_gram.stacked`, which keeps what it learnt of the
     structure in ``cache``); a :class:`.block_gram.BlockStacked` then stands for the
     :class:`Stacked`."""
-    if any(isinstance(J, SparseRows) for J, _ in levels):
+    if sparse is None:
+        sparse = any(isinstance(J, SparseRows) for J, _ in levels)
+    if sparse:
         return block_gram.stacked(levels, n, sigma0, cache)
     Js = [J for J, _ in levels if J.shape[0]]
     J = Js[0] if len(Js) == 1 else np.concatenate(Js) if Js else np.zeros((0, n))
@@ -175,9 +179,10 @@ def stacked(levels, n: int, sigma0: float = 1e-3, cache: dict | None = None):
         return Stacked(None, None, None, 0, n)
     G = J.dot(J.T)
     norms = G.diagonal()  # squared row norms
-    small = 1e-20 * max(1.0, norms.max())
+    listed = norms.tolist()  # (plain floats: cheaper than two reductions at this size)
+    small = 1e-20 * max(1.0, max(listed))
     keep = None
-    if norms.min() <= small:
+    if min(listed) <= small:
         keep = norms > small
         if not keep.any():
             return Stacked(None, None, None, n_rows, n)

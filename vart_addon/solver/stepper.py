@@ -74,8 +74,9 @@ class Stepper:
             extra = None
         part = None
         self.frozen = None
+        sparse = any(isinstance(J, SparseRows) for J, _ in levels)
         if extra is None and self.stack_hint:
-            st = stacked(levels, n, s.sigma0, gp.structures)
+            st = stacked(levels, n, s.sigma0, gp.structures, sparse)
             self.stack_hint = st is not None  # a conflict: do not retry in this solve
             if st is not None:
                 part = st.solve(stack_rhs(levels))
@@ -84,7 +85,7 @@ class Stepper:
                 if s.simplified_newton and self.complete is not None:
                     self.frozen = (gp, st)
                     self.step_error = math.hypot(*ev.measure)
-        if part is None and any(isinstance(J, SparseRows) for J, _ in levels):
+        if part is None and sparse:
             part = block_gram.step(levels, n, s.sigma0, s.lambda_max, extra, gp.structures)
         if part is None:
             part = prioritized_step(levels, n, s.sigma0, s.lambda_max, extra)
@@ -206,6 +207,6 @@ class Stepper:
     def capped(self, part: np.ndarray) -> np.ndarray:
         """``part`` scaled so no DoF moves more than ``max_step``; the scale is kept in
         ``self.cap`` (the trust region reads it)."""
-        big = np.abs(part).max(initial=0.0)
+        big = np.abs(part).max() if part.size else 0.0  # (``initial=`` costs a microsecond)
         self.cap = self.settings.max_step / big if big > self.settings.max_step else 1.0
         return part * self.cap if self.cap != 1.0 else part

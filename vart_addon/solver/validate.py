@@ -88,14 +88,34 @@ def vec(value, size: int, what: str, inf_ok: bool = False) -> np.ndarray:
 #: a rotation exp(log(R)) gives up to ~1e-15). Re-orthonormalizing those would move only
 #: their last bits, and would move them again at every pass (issue 35: a model file read
 #: back did not hold the frames it was written with, 7 of 250 random mechanisms).
-_ROUNDED = 1e-12
+ROUNDED = 1e-12
 
 
 def pose(value, what: str, tol: float = 1e-6) -> np.ndarray:
     """A 4x4 rigid transform (orthonormal rotation within ``tol``), re-orthonormalized unless
-    it is within :data:`_ROUNDED` of orthonormal (so a pose it gave is given back as it is).
+    it is within :data:`ROUNDED` of orthonormal (so a pose it gave is given back as it is).
 
     The checks run on plain floats: a drag sets a target pose every frame."""
+    T, _rows, dev = pose_rows(value, what, tol)
+    return rigid(T, dev)
+
+
+def rigid(T: np.ndarray, dev: float) -> np.ndarray:
+    """A pose :func:`pose_rows` checked (``dev``: its rotation's deviation) made rigid in
+    place: its last row exact, its rotation re-orthonormalized beyond :data:`ROUNDED`."""
+    T[3] = _LAST_ROW
+    if dev > ROUNDED:
+        # exp(log(R)) is a rotation within the input's own error of R (float32 matrices from
+        # Blender are ~1e-7 off); cheaper than the SVD of the nearest rotation, and as good.
+        T[:3, :3] = se3.so3_exp(se3.so3_log(T[:3, :3]))
+    return T
+
+
+def pose_rows(value, what: str, tol: float = 1e-6):
+    """The checks of :func:`pose`: ``(T, rows, dev)``, the value as a new 4x4 array, its rows
+    as plain floats and its rotation's largest deviation from orthonormal (neither
+    re-orthonormalized nor its last row made exact: a rotation within :data:`ROUNDED` is
+    used as it is, as its rows)."""
     try:
         T = np.array(value, dtype=float)
     except (TypeError, ValueError):
@@ -115,9 +135,4 @@ def pose(value, what: str, tol: float = 1e-6) -> np.ndarray:
     if dev > tol or det < 0 or off > tol:
         raise VartError(f"{what}: not a rigid transform (rotation must be orthonormal, "
                         "last row 0 0 0 1)")
-    T[3] = _LAST_ROW
-    if dev > _ROUNDED:
-        # exp(log(R)) is a rotation within the input's own error of R (float32 matrices from
-        # Blender are ~1e-7 off); cheaper than the SVD of the nearest rotation, and as good.
-        T[:3, :3] = se3.so3_exp(se3.so3_log(T[:3, :3]))
-    return T
+    return T, rows, dev
