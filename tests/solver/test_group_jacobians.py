@@ -106,3 +106,31 @@ def test_pins_with_the_world_axes_take_the_point_rows(vh, seed):
         lk.add_joint(f"pin{i}", "spherical", None, str(link), world_frame=at)
     assert assert_offset_rows_equal_the_catalog_residual(lk, rng, "world_axes")
     assert_jacobians_match_finite_differences(lk)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_a_level_is_satisfied_when_every_goal_error_is_within_tol(vh, seed):
+    """An evaluation's ``satisfied`` per level is every goal's error within ``tol`` (levels of
+    one goal, a drag's target, take their norm as that goal's error without computing it):
+    at random configurations, with ``tol`` between the goals' errors."""
+    rng = np.random.default_rng(seed)
+    lk = vh.random_tree(rng, closures=2)
+    links = list(lk.links)
+    lk.set_link_target(links[-1], vh.random_pose(rng, 1.0))
+    if len(links) > 2:
+        lk.lock_link(links[1], vh.random_pose(rng, 1.0))
+    m = lk.model()
+    for gp in Solver(lk)._analysis():
+        q = m.q_from_joints() + rng.normal(0, 0.3, m.n_dof)
+        for tol in (1e-12, 0.05, 0.5, 5.0):
+            gp.tol = tol
+            ev = gp.evaluate(q, jac=bool(rng.integers(2)))
+            for k in gp.active_levels:
+                if k == POTENTIAL:
+                    continue
+                ge = ev.goal_errors(k)
+                assert len(ge) == gp.n_goals[k]
+                assert ev.satisfied[k] == bool(ge.max() <= tol), (k, tol)
+                if gp.n_goals[k] == 1:
+                    assert ge[0] == ev.measure[k]

@@ -39,6 +39,30 @@ def test_q_round_trip_sees_in_place_edits_and_replaced_joint_values(vh):
     assert m.q_from_joints().tolist() == [5.0, 6.0]
 
 
+def test_a_write_after_a_read_that_found_the_views_held_goes_through_them(vh):
+    """``q_to_joints(q, held=True)`` (the solver's write after its read): the views the read
+    found are written through without a second look; a read that found a joint's value
+    replaced makes the write give every joint a new view, as without ``held``."""
+    lk = arm(vh)
+    m = lk.model()
+    m.q_to_joints([0.1, 0.2])
+    held = lk.joint("elbow").q
+    q = m.q_from_joints()  # every joint holds its view
+    m.q_to_joints(q + 1.0, held=True)
+    assert lk.joint("elbow").q is held and held.tolist() == [1.2]
+    assert m.q_from_joints().tolist() == [1.1, 1.2]
+    lk.joint("shoulder").q = np.array([0.5])  # replaced before the read
+    q = m.q_from_joints()
+    assert q.tolist() == [0.5, 1.2]
+    m.q_to_joints(q + 1.0, held=True)
+    assert lk.joint("elbow").q is not held and held.tolist() == [1.2]
+    assert [lk.joint(n).q.tolist() for n in ("shoulder", "elbow")] == [[1.5], [2.2]]
+    assert m.q_from_joints().tolist() == [1.5, 2.2]
+    lk.set_target("elbow", [0.7])  # a solve reads, writes through the views, reads again
+    held = lk.joint("elbow").q
+    Solver(lk).solve()
+    assert lk.joint("elbow").q is held and abs(held[0] - 0.7) < 1e-9
+
 def test_remembered_poses_are_the_solver_result_and_read_only(vh):
     lk = arm(vh)
     lk.set_target("elbow", [0.7])

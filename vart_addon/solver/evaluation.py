@@ -229,6 +229,8 @@ class GroupProblem:
                 continue
             m = math.sqrt(e.dot(e))
             ev.measure[k] = m
-            # Every goal's error is at most the level's norm: only a larger norm needs them.
-            ev.satisfied[k] = m <= self.tol or bool(ev.goal_errors(k).max() <= self.tol)
+            # Every goal's error is at most the level's norm: only a larger norm needs them
+            # (and a level of one goal, a drag's target, has its norm as that goal's error).
+            ev.satisfied[k] = m <= self.tol or (
+                self.n_goals[k] > 1 and bool(ev.goal_errors(k).max() <= self.tol))
         return ev

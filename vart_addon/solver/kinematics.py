@@ -229,6 +229,7 @@ class TreeModel:
         self.n_dof = offset
         self._fk_q = self._fk_T = None
         self._q_base = self._q_views = None  # see q_to_joints
+        self._held = False  # the last q_from_joints found every joint holding its view
         self._moving = [e for e in self.edges[1:] if e.dof]  # in the order of q
         self._moving_slices = [self.dof_slices[id(e)] for e in self._moving]
         self.n_moving_links = len(self._moving)
@@ -321,18 +322,21 @@ class TreeModel:
         if not self._moving:
             return np.zeros(0)
         qs = list(map(_GET_Q, self._moving))
-        if self._q_views is not None and all(map(operator.is_, qs, self._q_views)):
+        self._held = self._q_views is not None and all(map(operator.is_, qs, self._q_views))
+        if self._held:
             return self._q_base.copy()
         return np.concatenate(qs).astype(float)
 
-    def q_to_joints(self, q: np.ndarray):
+    def q_to_joints(self, q: np.ndarray, held: bool = False):
         """Write a flat configuration vector back into the tree joints' ``q``: each holds a
         view of one private vector. While every joint still holds the view the last call
         gave it, the values are written through those views (in place, as a simulator's
         state vector is: a reference to ``joint.q`` kept across a solve sees the new values);
-        else each joint gets a new view."""
+        else each joint gets a new view. ``held``: no joint's ``q`` was replaced since the
+        caller's :meth:`q_from_joints` (a solve), whose look at the views then stands."""
         views = self._q_views
-        if views is not None and all(map(operator.is_, map(_GET_Q, self._moving), views)):
+        if views is not None and (held and self._held or all(
+                map(operator.is_, map(_GET_Q, self._moving), views))):
             self._q_base[:] = q
             return
         q = np.array(q, dtype=float)

@@ -196,7 +196,7 @@ class Solver:
             for i in gp.value_batches:  # the batches with goal values (the others have none)
                 gp.batches[i].refresh()
             q = self._solve_group(gp, q, budget_it, budget_ms, t0, status)
-        model.q_to_joints(q)
+        model.q_to_joints(q, held=True)  # (read above; a solve replaces no joint's q)
         last = groups[-1].last if groups else None
         if last is not None and last.q is q:
             model.remember(q, last.state.T)  # the poses at q: readers need no FK
