@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Where a small solve's frame goes: microseconds per frame by component (issue 35.6).
+
+    python bench/frame_profile.py                      # P1 (hexapod) and P2 (four-bar chain)
+    python bench/frame_profile.py --problem P2_fourbar_chain --passes 10
+
+Drags a problem of ../shared/bench along its path (bench/vart_bench.py: set the target, solve,
+warm started) and times it twice: plain (per frame the fastest of the passes, then the median
+over frames; without run.py's untimed check between frames, which costs the next frame about
+35 us on P1: caches refilled), then with the solver's main functions wrapped by timers (the
+figures of the fastest wrapped pass). Each wrapped function's time is its own, exclusive of
+the wrapped functions it calls ("(rest)": the lines of that function not inside another
+wrapped one), so the column adds up to the wrapped frame; the wrappers cost about 0.3 us a
+call, so the wrapped total is above the plain one. Calls per frame show what runs how often
+(an evaluation with and one without Jacobians, one stacked factorization).
+"""
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import collections  # noqa: E402
+import pathlib  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import vart_bench as vb  # noqa: E402
+from vart_addon.solver import evaluation, goals, goals_edit, kinematics, pdls, solver, stepper  # noqa: E402
+
+#: (owner, attribute, label): the functions timed, their labels in the table.
+TIMED = [
+    (goals_edit.GoalsEditing, "set_link_target", "set_link_target (checks, q)"),
+    (solver.Solver, "solve", "solve loop (rest)"),
+    (evaluation.GroupProblem, "evaluate", "evaluate (rest: levels, measures)"),
+    (kinematics.TreeModel, "fk", "forward kinematics"),
+    (kinematics.TreeModel, "twists", "world twists"),
+    (goals.InvariantBatch, "rows", "closure rows (+ Jacobians)"),
+    (goals.ConfigBatch, "rows", "drag target rows (+ Jacobians)"),
+    (goals.ConfigBatch, "refresh", "drag target refresh"),
+    (stepper.Stepper, "step", "step (rest: levels, cap, limits)"),
+    (stepper, "stacked", "stacked Gram + inverse"),
+    (pdls.Stacked, "solve", "stacked solves"),
+    (stepper.Stepper, "learn_bend", "learn bend (rest)"),
+    (stepper.Stepper, "first_step", "predict bend"),
+    (evaluation.GroupProblem, "advance", "advance (retract, clamp)"),
+    (solver.Solver, "_line_search", "line search (rest)"),
+    (solver.Solver, "_record", "status record"),
+    (kinematics.TreeModel, "q_from_joints", "q from/to joints"),
+    (kinematics.TreeModel, "q_to_joints", "q from/to joints"),
+]
+
+
+class Timers:
+    """Exclusive time and calls per label of the wrapped functions."""
+
+    def __init__(self):
+        self.time = collections.Counter()
+        self.calls = collections.Counter()
+        self._inner: list[float] = []
+        self._saved: list = []
+
+    def wrap(self, owner, attr: str, label: str):
+        f = getattr(owner, attr)
+        inner, times, calls = self._inner, self.time, self.calls
+
+        def timed(*a, **k):
+            t = time.perf_counter()
+            inner.append(0.0)
+            try:
+                return f(*a, **k)
+            finally:
+                dt = time.perf_counter() - t
+                times[label] += dt - inner.pop()
+                calls[label] += 1
+                if inner:
+                    inner[-1] += dt
+
+        self._saved.append((owner, attr, f))
+        setattr(owner, attr, timed)
+
+    def unwrap(self):
+        for owner, attr, f in reversed(self._saved):
+            setattr(owner, attr, f)
+        self._saved.clear()
+
+
+def drag(prob: vb.BenchProblem, start: np.ndarray) -> list[float]:
+    """One pass over the path from ``start``: seconds per frame (set target + solve)."""
+    prob.set_state(start)
+    out = []
+    for f in range(prob.n_frames):
+        t = time.perf_counter()
+        prob.solve_frame(f)
+        out.append(time.perf_counter() - t)
+    return out
+
+
+def profile(name: str, passes: int) -> str:
+    prob = vb.BenchProblem(name)
+    start = prob.get_state()
+    drag(prob, start)  # warm-up
+    plain = np.array([drag(prob, start) for _ in range(passes)])
+    plain_us = 1e6 * float(np.median(plain.min(axis=0)))
+    best = None  # the least disturbed wrapped pass (a shared machine: other processes)
+    for _ in range(passes):
+        timers = Timers()
+        for owner, attr, label in TIMED:
+            timers.wrap(owner, attr, label)
+        try:
+            wrapped = sum(drag(prob, start))
+        finally:
+            timers.unwrap()
+        if best is None or wrapped < best[0]:
+            best = (wrapped, timers)
+    wrapped, timers = best
+    frames = prob.n_frames
+    lines = [f"{name}: {1e6 * wrapped / frames:.0f} us per frame wrapped (mean of the fastest "
+             f"pass), {plain_us:.0f} us plain (median); {passes} passes of {frames} frames each",
+             "| component | us / frame | share | calls / frame |", "|---|---|---|---|"]
+    total = sum(timers.time.values())
+    for label, t in timers.time.most_common():
+        lines.append(f"| {label} | {1e6 * t / frames:.1f} | {100 * t / total:.0f} % | "
+                     f"{timers.calls[label] / frames:.2f} |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--problem", action="append", choices=vb.PROBLEM_NAMES,
+                    help="problem (repeatable; default: P1_hexapod and P2_fourbar_chain)")
+    ap.add_argument("--passes", type=int, default=5, help="passes over the path per timing")
+    args = ap.parse_args(argv)
+    for name in args.problem or ["P1_hexapod", "P2_fourbar_chain"]:
+        print(profile(name, max(1, args.passes)), end="\n\n", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
