@@ -16,7 +16,14 @@ Scenes (``--scene``, default all that this version of vart can build):
 - ``origin``: the robot as an import without options leaves it at issue 32: its root link at
   the origin (the legs in the ground), every pair checked;
 - ``ground``: placed on the ground (*Place on Ground*, issue 32.3);
-- ``srdf``: on the ground, with the SRDF's ``disable_collisions`` pairs ignored (issue 32.4).
+- ``srdf``: on the ground, with the SRDF's ``disable_collisions`` pairs ignored (issue 32.4);
+- ``origin_srdf``: at the origin as ``origin``, with the SRDF's pairs ignored (``origin`` and
+  this one differ by the SRDF alone).
+
+Before and after on one machine: an older commit checked out beside this one (``git worktree
+add /tmp/old <commit>``) with this script copied into its ``bench/`` runs its own vart (the
+scenes it can build: at issue 32's start, ``origin`` alone); alternate the two runs, with
+``OPENBLAS_NUM_THREADS=1``.
 """
 from __future__ import annotations
 
@@ -56,6 +63,7 @@ def _options() -> dict:
         if "srdf" in known:
             out["ground"]["srdf"] = False
             out["srdf"] = {"place_on_ground": True, "srdf": True}
+            out["origin_srdf"] = {"place_on_ground": False, "srdf": True}
     return out
 
 
@@ -88,7 +96,7 @@ def main() -> None:
     args = ap.parse_args()
     check = importlib.import_module(args.module).check_clearance
     options = _options()
-    print(f"{'scene':<8} {'frames':>6} {'links':>5} {'pairs':>5} {'left out':>8} "
+    print(f"{'scene':<11} {'frames':>6} {'links':>5} {'pairs':>5} {'left out':>8} "
           f"{'contacts':>8} {'median s':>9} {'cpu s':>7}")
     for key in args.scene or list(options):
         scene = talos(options[key])
@@ -99,7 +107,7 @@ def main() -> None:
             times.append(time.perf_counter() - t0)
             cpu.append(time.process_time() - c0)
         left_out = len(res.ignored) + len(getattr(res, "excluded", ()))
-        print(f"{key:<8} {res.frames:>6} {res.links:>5} {res.pairs:>5} {left_out:>8} "
+        print(f"{key:<11} {res.frames:>6} {res.links:>5} {res.pairs:>5} {left_out:>8} "
               f"{len(res.contacts()):>8} {statistics.median(times):>9.3f} "
               f"{statistics.median(cpu):>7.3f}")
 

@@ -366,15 +366,12 @@ class _Seen:
         self.depth: dict = {}  # name -> its ground depth at its last pose (m)
 
     def poses(self, obs: dict, names: list) -> dict:
-        out, self.moved = {}, set()
-        for nm in names:
-            m = P.observe(obs[nm])
-            kept = self.last.get(nm)
-            if kept is None or kept[0] != m:
-                kept = self.last[nm] = (m, P.rigid_and_scale(m, nm)[0])
-                self.moved.add(nm)
-            out[nm] = kept[1]
-        return out
+        observed = {nm: P.observe(obs[nm]) for nm in names}
+        moved = [nm for nm in names if self.last.get(nm, (None,))[0] != observed[nm]]
+        for nm, T in zip(moved, P.rigid_poses([observed[nm] for nm in moved], moved)):
+            self.last[nm] = (observed[nm], T)
+        self.moved = set(moved)
+        return {nm: self.last[nm][1] for nm in names}
 
 
 def _box(v):

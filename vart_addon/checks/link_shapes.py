@@ -9,9 +9,11 @@ narrow phases between two links placed at world poses.
   no vertex is moved) and :func:`boxes_cross` (two boxes oriented with their links, by
   separating axes: exact for boxes);
 - narrow phase, :func:`pair_depth`: the triangles of each link whose box meets the other
-  link's box (in that link's frame) are the only ones that can cross the other's, and of
-  those, the ones whose box meets the box of what the other link kept; those two sets are put
-  in link ``a``'s frame as BVH trees and crossed (``BVHTree.overlap``). A pair of triangles
+  link's box (in that link's frame; blocks of BLOCK triangles tested first) are the only ones
+  that can cross the other's, and of those, the ones whose box meets the box of what the
+  other link kept (:func:`candidates`); link ``a``'s own tree (built once, in its frame) is
+  crossed with a tree of ``b``'s kept triangles posed in ``a``'s frame (``BVHTree.overlap``;
+  ``a`` is the link that kept the larger share of its triangles). A pair of triangles
   that cross is always among them (the crossing point lies on both, so in both triangles'
   boxes and in every box around either set), so the answer is that of all triangles. Its depth:
   the deepest vertex of a crossing triangle, within the other link's box, behind the other
@@ -57,10 +59,16 @@ class LinkShape:
                            kind="stable")
         self._t = np.ascontiguousarray(self.file_t[order])
         tri = tri[order]
-        self.tri_lo, self.tri_hi = tri.min(axis=1), tri.max(axis=1)
+        lo, hi = tri.min(axis=1), tri.max(axis=1)
         starts = np.arange(0, len(self._t), BLOCK)
-        self.block_lo = np.minimum.reduceat(self.tri_lo, starts) if len(starts) else self.tri_lo
-        self.block_hi = np.maximum.reduceat(self.tri_hi, starts) if len(starts) else self.tri_hi
+        block_lo = np.minimum.reduceat(lo, starts) if len(starts) else lo
+        block_hi = np.maximum.reduceat(hi, starts) if len(starts) else hi
+        # boxes as rows (lo, -hi): a box meets the box (qlo, qhi) when all six are <= (qhi,
+        # -qlo); the triangles' in whole blocks, the last one filled with boxes that meet none
+        boxes = np.full((len(starts) * BLOCK, 6), np.inf)
+        boxes[:len(self._t)] = np.hstack([lo, -hi])
+        self._tri_boxes = boxes.reshape(len(starts), BLOCK, 6)
+        self._block_boxes = np.hstack([block_lo, -block_hi])
         self._sorted = True
 
     @property
@@ -79,30 +87,51 @@ class LinkShape:
             tree = self._tree = _tree_of(self.v, self.file_t)
         return tree
 
-    def crossing(self, T_self_other: np.ndarray, lo, hi, rows=None) -> np.ndarray:
-        """Indices of this link's triangles (among ``rows``, default all) whose box meets the
-        box ``lo``, ``hi`` of another frame, posed at ``T_self_other`` in this link's frame
-        (tested against a box around it)."""
+    def crossing(self, T_self_other: np.ndarray, lo, hi) -> "Rows":
+        """This link's triangles whose box meets the box ``lo``, ``hi`` of another frame,
+        posed at ``T_self_other`` in this link's frame (tested against a box around it): the
+        blocks' boxes first, then their triangles'."""
         if not self._sorted:
             self._sort()
-        c = lo + _CORNERS * (hi - lo)
-        c = c @ T_self_other[:3, :3].T + T_self_other[:3, 3]
-        lo, hi = c.min(axis=0), c.max(axis=0)
-        if rows is None:
-            blocks = np.flatnonzero(((self.block_lo <= hi) & (self.block_hi >= lo)).all(axis=1))
-            rows = (blocks[:, None] * BLOCK + np.arange(BLOCK)).ravel()
-            rows = rows[rows < len(self._t)]
-        keep = ((self.tri_lo[rows] <= hi) & (self.tri_hi[rows] >= lo)).all(axis=1)
-        return rows[keep]
+        q = _posed_box(T_self_other, lo, hi)
+        blocks = np.flatnonzero((self._block_boxes <= q).all(axis=1))
+        boxes = self._tri_boxes[blocks]  # blocks x BLOCK x 6
+        i, j = np.nonzero((boxes <= q).all(axis=2))
+        return Rows(blocks[i] * BLOCK + j, boxes[i, j])
 
     def holds(self, points: np.ndarray) -> np.ndarray:
         """Which points (n x 3, link frame) lie in the link's box: the others are not inside
         it."""
         return ((points >= self.lo) & (points <= self.hi)).all(axis=1)
 
-    def bounds(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The box (link frame) of triangles ``rows``."""
-        return self.tri_lo[rows].min(axis=0), self.tri_hi[rows].max(axis=0)
+
+class Rows:
+    """Triangles of a link kept by a crossing: their indices ``rows`` (in block order,
+    ascending) and boxes ``boxes`` (rows ``(lo, -hi)``, link frame)."""
+
+    def __init__(self, rows: np.ndarray, boxes: np.ndarray):
+        self.rows, self.boxes = rows, boxes
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """The box (link frame) of these triangles."""
+        m = self.boxes.min(axis=0)
+        return m[:3], -m[3:]
+
+    def crossing(self, T_self_other: np.ndarray, lo, hi) -> "Rows":
+        """Those of these triangles whose box meets the box ``lo``, ``hi`` of another frame
+        posed at ``T_self_other`` (as :meth:`LinkShape.crossing`)."""
+        keep = (self.boxes <= _posed_box(T_self_other, lo, hi)).all(axis=1)
+        return Rows(self.rows[keep], self.boxes[keep])
+
+
+def _posed_box(T: np.ndarray, lo, hi) -> np.ndarray:
+    """``(hi, -lo)`` of the box around the box ``lo``, ``hi`` posed at ``T``."""
+    c = lo + _CORNERS * (hi - lo)
+    c = c @ T[:3, :3].T + T[:3, 3]
+    return np.concatenate([c.max(axis=0), -c.min(axis=0)])
 
 
 def world_boxes(shapes: list, poses: list) -> tuple[np.ndarray, np.ndarray]:
@@ -173,23 +202,29 @@ def depth_inside(tree: BVHTree, points: np.ndarray) -> float:
     return float(worst)
 
 
+def candidates(a: LinkShape, T_ab: np.ndarray, b: LinkShape, T_ba: np.ndarray):
+    """The triangles of ``a`` and of ``b`` (rows in block order, of ``a.t`` and ``b.t``) that
+    may cross a triangle of the other, ``b`` at ``T_ab`` in ``a``'s frame (``T_ba`` its
+    inverse): those whose box meets the other link's box, then of those, the ones whose box
+    meets the box of what the other kept. Either is empty when nothing can cross."""
+    kept_a, kept_b = a.crossing(T_ab, b.lo, b.hi), b.crossing(T_ba, a.lo, a.hi)
+    if len(kept_a) and len(kept_b):  # again, against the box of what the other kept
+        kept_a = kept_a.crossing(T_ab, *kept_b.bounds())
+        if len(kept_a):
+            kept_b = kept_b.crossing(T_ba, *kept_a.bounds())
+    return kept_a.rows, kept_b.rows
+
+
 def pair_depth(a: LinkShape, Ta: np.ndarray, b: LinkShape, Tb: np.ndarray) -> float | None:
     """The depth (m) of links ``a`` and ``b`` at world poses ``Ta``, ``Tb`` when any of their
     triangles cross, else None (see the module doc)."""
     T_ab, T_ba = relative(Ta, Tb), relative(Tb, Ta)  # b in a's frame, a in b's
-    rows_a, rows_b = a.crossing(T_ab, b.lo, b.hi), b.crossing(T_ba, a.lo, a.hi)
-    if len(rows_a) and len(rows_b):  # again, against the box of what the other kept
-        rows_a = a.crossing(T_ab, *b.bounds(rows_b), rows_a)
-        if len(rows_a):
-            rows_b = b.crossing(T_ba, *a.bounds(rows_a), rows_b)
+    rows_a, rows_b = candidates(a, T_ab, b, T_ba)
     if not len(rows_a) or not len(rows_b):
         return None
     if len(rows_b) * len(a.t) > len(rows_a) * len(b.t):  # a: the link kept the most of
         a, b, T_ab, T_ba, rows_a, rows_b = b, a, T_ba, T_ab, rows_b, rows_a
-    if 2 * len(rows_a) > len(a.t):  # most of a: its own tree (built once) in its own frame
-        tree_a, tri_a = a.tree, a.file_t
-    else:
-        tree_a, tri_a = _subset_tree(a, rows_a), a.t[rows_a]
+    tree_a, tri_a = a.tree, a.file_t  # a's own tree (built once) in its own frame
     hits = tree_a.overlap(_subset_tree(b, rows_b, T_ab))  # in a's frame
     if not hits:
         return None
