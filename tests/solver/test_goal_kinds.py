@@ -30,7 +30,7 @@ def test_a_goal_id_is_its_text_and_carries_kind_owner_and_level():
 def test_every_goal_field_of_a_joint_belongs_to_exactly_one_kind():
     """A new goal stored on Joint without a kind declared for it fails here."""
     structure = {"name", "jtype", "parent", "child", "T_parent_mob", "T_child_frame", "q",
-                 "pitch", "virtual", "is_root", "tree_dir"}
+                 "pitch", "virtual", "is_root", "tree_dir", "goals"}
     owned = [f for k in GK.KINDS if k.owner == "joint" for f in k.q_fields + k.fields]
     assert len(owned) == len(set(owned))
     assert set(Joint.__dataclass_fields__) - structure == set(owned)

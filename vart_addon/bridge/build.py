@@ -77,11 +77,11 @@ def joint_structure(name: str, j: JointData) -> tuple:
 
 
 def joint_goal_key(j: JointData) -> tuple:
-    return (j.lower, j.upper, j.mimic) + tuple(getattr(j, k) for k in GF.KEYS)
+    return (j.lower, j.upper, j.mimic) + tuple(getattr(j, k) for k in GF.keys("joint"))
 
 
 def link_goal_key(link: LinkData) -> tuple:
-    return (link.mass, link.com, link.locked, link.lock_pose)
+    return (link.mass, link.com) + tuple(getattr(link, k) for k in GF.keys("link"))
 
 
 # ---- spanning tree ------------------------------------------------------------------------
@@ -192,11 +192,7 @@ def set_tree_q(lk: Linkage, j: JointData):
 def apply_link_goals(lk: Linkage, link: LinkData):
     with blame(link.name, _lp("mass")):
         lk.set_mass(link.name, link.mass, link.com)
-    with blame(link.name, _lp("lock_pose")):
-        if link.locked:
-            lk.lock_link(link.name, M(link.lock_pose))
-        elif lk.root(link.name).locked:
-            lk.unlock_link(link.name)
+    GF.apply(lk, link, link.name, "link", lambda key: blame(link.name, _lp(key)))
 
 
 def apply_joint_goals(lk: Linkage, j: JointData, limits: bool = False):
@@ -205,24 +201,7 @@ def apply_joint_goals(lk: Linkage, j: JointData, limits: bool = False):
     if limits:
         with blame(j.child, _jp(j, "lower")):
             lk.set_limits(j.name, j.lower, j.upper)
-    with blame(j.child, _jp(j, "lock_q")):
-        if j.locked:
-            lk.lock_joint(j.name, j.lock_q)
-        elif cur.locked:
-            lk.unlock_joint(j.name)
-    with blame(j.child, _jp(j, "target_q")):
-        if j.has_target:
-            lk.set_target(j.name, j.target_q, j.target_mask)
-        elif cur.target_q is not None:
-            lk.clear_target(j.name)
-    with blame(j.child, _jp(j, "posture_q")):
-        if j.has_posture:
-            lk.set_posture(j.name, j.posture_q)
-        elif cur.posture_q is not None:
-            lk.clear_posture(j.name)
-    with blame(j.child, _jp(j, "stiffness")):
-        if j.stiffness > 0 or cur.stiffness > 0:
-            lk.set_stiffness(j.name, j.stiffness, j.rest_q)
+    GF.apply(lk, j, j.name, "joint", lambda key: blame(j.child, _jp(j, key)))
     with blame(j.child, _jp(j, "mimic")):
         if j.mimic is not None:
             lk.set_mimic(j.name, j.mimic.leader, j.mimic.multiplier, j.mimic.offset)

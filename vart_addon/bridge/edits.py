@@ -34,7 +34,7 @@ from . import joint_curves as JC
 from . import poses as P
 from . import schema as S
 from .errors import BridgeError
-from .records import IDENTITY16, JointData, LinkData, MimicData
+from .records import JointData, LinkData, MimicData
 from .scene import SceneBridge
 
 #: Stored floats closer than this (relative to max(1, |x|)) to what the linkage holds are kept
@@ -87,13 +87,20 @@ def pose_of_root_q(q) -> np.ndarray:
     return se3.make_pose(se3.so3_exp(q[3:]), q[:3])
 
 
+_LINK_FIELDS = frozenset(f.name for f in fields(LinkData))
+_JOINT_FIELDS = frozenset(f.name for f in fields(JointData))
+
+
 def link_record(lk, name: str, old: LinkData | None) -> LinkData:
     """What the linkage holds for link ``name``, as stored data."""
-    link, root = lk.links[name], lk.roots[name]
-    locked = root.lock_q is not None
-    pose = _f(pose_of_root_q(root.lock_q)) if locked else (old.lock_pose if old else IDENTITY16)
+    link = lk.links[name]
+
+    def payload(key, value):  # a goal that is off keeps what is stored
+        return getattr(old, key) if old is not None else value.zero(0)
+
+    own, goals = GF.split(GF.from_solver(lk, name, payload, "link"), _LINK_FIELDS)
     new = LinkData(name=name, mass=float(link.mass), com=_f(link.com), virtual=bool(link.virtual),
-                   root_tree=bool(lk.tree_edge[name].is_root), locked=locked, lock_pose=pose)
+                   root_tree=bool(lk.tree_edge[name].is_root), goals=goals, **own)
     if old is not None and _close((new.mass,), (old.mass,)):
         new = replace(new, mass=old.mass)
     return _keep(new, old, ("com", "lock_pose"))
@@ -105,11 +112,13 @@ def joint_record(lk, j, poses, old: JointData | None) -> JointData:
     q = _f(lk.joint_q(j, poses))
     same = old is not None and CATALOG[old.type].layout == j.jtype.layout
 
-    def payload(goal, key):
-        if goal is not None:
-            return _f(goal)
-        return getattr(old, key) if same else q
+    def payload(key, value):  # a goal that is off keeps what is stored, or takes q
+        if same:
+            return getattr(old, key)
+        return q if value.kind == "config" else value.zero(j.dof)
 
+    own, goals = GF.split(GF.from_solver(lk, j.name, payload, "joint", j.dof),
+                          _JOINT_FIELDS)
     new = JointData(
         name=j.name, child=j.child, type=j.jtype.name, parent=j.parent,
         parent_name=j.parent or "", T_parent_mob=_f(j.T_parent_mob),
@@ -117,11 +126,11 @@ def joint_record(lk, j, poses, old: JointData | None) -> JointData:
         pitch=float(j.pitch), virtual=bool(j.virtual), tree=bool(j.is_tree),
         mimic=None if j.mimic is None else MimicData(j.mimic[0], float(j.mimic[1]),
                                                      float(j.mimic[2])),
-        **GF.from_solver(j, payload))
+        goals=goals, **own)
     if not same:
         return new
     return _keep(new, old, ("T_parent_mob", "T_child_frame", "q", "lower", "upper")
-                 + GF.keys_of("config"))
+                 + tuple(k for k in GF.keys_of("config") if k in _JOINT_FIELDS))
 
 
 # ---- Blender helpers --------------------------------------------------------------------------

@@ -6,15 +6,32 @@ values) and hash. Frames are 16 floats, row-major 4x4; lengths in metres, angles
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..solver.joint_types import CATALOG
 
 IDENTITY16 = (1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0)
 
 
+class _Goals:
+    """Reads the stored goal keys kept in ``goals`` (sorted ``(key, value)`` pairs: the keys of
+    goal kinds declared after the first ones, see :mod:`.goal_fields`) as attributes."""
+
+    goals: tuple
+
+    def __getattr__(self, key: str) -> Any:
+        if key.startswith("__") or key == "goals":
+            raise AttributeError(key)
+        for k, v in self.goals:
+            if k == key:
+                return v
+        raise AttributeError(f"{type(self).__name__} has no field or goal key {key!r}")
+
+
 @dataclass(frozen=True)
-class LinkData:
-    """A link's stored fields (validated). ``lock_pose`` is T_world_link, 16 floats row-major."""
+class LinkData(_Goals):
+    """A link's stored fields (validated). ``lock_pose`` is T_world_link, 16 floats row-major;
+    ``goals``: the keys of later link goal kinds (read as attributes)."""
 
     name: str
     mass: float = 0.0
@@ -23,6 +40,7 @@ class LinkData:
     root_tree: bool = True
     locked: bool = False
     lock_pose: tuple = IDENTITY16
+    goals: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -35,9 +53,10 @@ class MimicData:
 
 
 @dataclass(frozen=True)
-class JointData:
+class JointData(_Goals):
     """A joint's stored fields (validated). ``child`` is the object holding it; ``parent`` the
-    parent link's object name or None for the world. Frames: 16 floats row-major."""
+    parent link's object name or None for the world. Frames: 16 floats row-major. ``goals``:
+    the keys of later joint goal kinds (read as attributes)."""
 
     name: str
     child: str
@@ -61,6 +80,7 @@ class JointData:
     rest_q: tuple = ()
     mimic: MimicData | None = None
     parent_name: str = ""
+    goals: tuple = ()
 
     @property
     def dof(self) -> int:

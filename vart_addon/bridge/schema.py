@@ -35,6 +35,10 @@ without vart, by appending and by glTF extras). A link is an object with ``ob["v
           "mimic": {"leader": "hip", "multiplier": 1.0, "offset": 0.0},  # optional
         }}}
 
+The goal keys (``locked`` / ``lock_q`` ... above, the link's ``locked`` / ``lock_pose``, and
+``<kind>`` / ``<kind>_<value>`` of every later goal kind) are not listed here by hand: they
+come from the goal kinds' declarations (:mod:`.goal_fields`).
+
 Decisions (each tested in ``tests/blender/test_bridge_*.py``):
 
 - Bools are stored as real bools (Blender >= 4.0 has a boolean ID property type); the ints 0/1
@@ -72,9 +76,11 @@ KEY = "vart"
 VERSION = 1
 MAX_NAME = 63
 _TOP_KEYS = ("version", "link", "joints")
-_LINK_KEYS = ("mass", "com", "virtual", "root_tree", "locked", "lock_pose")
+_LINK_KEYS = ("mass", "com", "virtual", "root_tree") + GF.keys("link")
 _JOINT_KEYS = ("type", "parent", "parent_name", "T_parent_mob", "T_child_frame", "q", "lower",
-               "upper", "pitch", "virtual", "tree") + GF.KEYS + ("mimic",)
+               "upper", "pitch", "virtual", "tree") + GF.keys("joint") + ("mimic",)
+_LINK_FIELDS = frozenset(f.name for f in fields(LinkData))
+_JOINT_FIELDS = frozenset(f.name for f in fields(JointData))
 _MIMIC_KEYS = ("leader", "multiplier", "offset")
 
 #: How many times link or joint data was written other than a joint's q (see :func:`edits`).
@@ -123,14 +129,14 @@ def _link_from(d: dict, name: str) -> LinkData:
     d = CK.group(d, name, p)
     CK.known_keys(d, _LINK_KEYS, name, p)
     g = d.get
+    own, goals = GF.split(GF.read(d, name, p, "link"), _LINK_FIELDS)
     return LinkData(
         name=name,
         mass=CK.number(g("mass", 0.0), name, p + ("mass",), nonneg=True),
         com=CK.numbers(g("com", (0.0, 0.0, 0.0)), 3, name, p + ("com",)),
         virtual=CK.flag(g("virtual", False), name, p + ("virtual",)),
         root_tree=CK.flag(g("root_tree", True), name, p + ("root_tree",)),
-        locked=CK.flag(g("locked", False), name, p + ("locked",)),
-        lock_pose=CK.pose(g("lock_pose", IDENTITY16), name, p + ("lock_pose",)))
+        goals=goals, **own)
 
 
 def _joint_from(d: dict, jname: str, obj: str) -> JointData:
@@ -159,7 +165,7 @@ def _joint_from(d: dict, jname: str, obj: str) -> JointData:
         if lo > hi or lo == float("inf") or hi == -float("inf"):
             raise SchemaError(obj, p + ("lower",), f"entry {i}: lower limit {lo} must be "
                               f"below upper limit {hi}")
-    goals = GF.read(d, q, jtype, n, obj, p)
+    own, goals = GF.split(GF.read(d, obj, p, "joint", q, jtype, n), _JOINT_FIELDS)
     mimic = None
     if "mimic" in d:
         m = CK.group(d["mimic"], obj, p + ("mimic",))
@@ -182,7 +188,7 @@ def _joint_from(d: dict, jname: str, obj: str) -> JointData:
         pitch=CK.number(g("pitch", 0.0), obj, p + ("pitch",)),
         virtual=CK.flag(g("virtual", False), obj, p + ("virtual",)),
         tree=CK.flag(g("tree", True), obj, p + ("tree",)),
-        mimic=mimic, **goals)
+        mimic=mimic, goals=goals, **own)
 
 
 #: The last validated read of each link object, by name: (its plain dict, the read). A read
@@ -306,9 +312,8 @@ _floats = CK.plain_floats  # (short name: used in many places below)
 
 
 def _link_dict(link: LinkData) -> dict:
-    return {"mass": float(link.mass), "com": _floats(link.com), "virtual": bool(link.virtual),
-            "root_tree": bool(link.root_tree), "locked": bool(link.locked),
-            "lock_pose": _floats(link.lock_pose)}
+    return {"mass": _num(link.mass), "com": _floats(link.com), "virtual": link.virtual,
+            "root_tree": link.root_tree, **GF.stored(link, "link")}
 
 
 _BOOL_KEYS = ("virtual", "tree")
@@ -330,7 +335,7 @@ def _joint_dict(j: JointData, parent_ob) -> dict:
         d[k] = _num(getattr(j, k))
     for k in _BOOL_KEYS:
         d[k] = getattr(j, k)
-    d.update(GF.stored(j))
+    d.update(GF.stored(j, "joint"))
     if j.mimic is not None:
         d["mimic"] = {"leader": j.mimic.leader, "multiplier": _num(j.mimic.multiplier),
                       "offset": _num(j.mimic.offset)}
@@ -358,12 +363,27 @@ def _ensure(ob):
             ob[KEY]["joints"] = {}
 
 
+def _goal_keys(ob, given: dict, owner: str, joint: str | None = None) -> dict:
+    """``given`` checked to be stored goal keys of a link (or joint ``joint``)."""
+    known = GF.keys(owner)
+    for k in given:
+        if k not in known:
+            path = (KEY, "link") if joint is None else (KEY, "joints", joint)
+            raise SchemaError(getattr(ob, "name", None), path + (k,),
+                              "unknown field (known goal keys: " + ", ".join(known) + ")")
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in given.items()}
+
+
 def write_link(ob, *, mass: float = 0.0, com=(0.0, 0.0, 0.0), virtual: bool = False,
-               root_tree: bool = True, locked: bool = False, lock_pose=None) -> LinkData:
-    """Make ``ob`` a link (or rewrite its link fields, keeping its joints). Validates first."""
+               root_tree: bool = True, locked: bool = False, lock_pose=None,
+               goals: tuple = (), **goal_keys) -> LinkData:
+    """Make ``ob`` a link (or rewrite its link fields, keeping its joints). Validates first.
+    ``goal_keys`` (and ``goals``, a record's pairs): stored keys of the link's other goals
+    (:func:`.goal_fields.keys`)."""
     d = {"mass": mass, "com": _floats(com), "virtual": virtual, "root_tree": root_tree,
          "locked": locked, "lock_pose": IDENTITY16 if lock_pose is None else
-         _flat16(lock_pose, "lock_pose")}
+         _flat16(lock_pose, "lock_pose"),
+         **_goal_keys(ob, {**dict(goals), **goal_keys}, "link")}
     link = _link_from(d, ob.name)
     touched()
     _ensure(ob)
@@ -377,19 +397,21 @@ def update_link(ob, **changes) -> LinkData:
     if not is_link(ob):
         raise SchemaError(ob.name, (KEY,), "not a link")
     link, _ = read_object(ob)
-    return write_link(ob, **{**{f.name: getattr(link, f.name) for f in fields(LinkData)
-                                if f.name != "name"}, **changes})
+    now = {f.name: getattr(link, f.name) for f in fields(LinkData)
+           if f.name not in ("name", "goals")}
+    return write_link(ob, **{**now, "goals": link.goals, **changes})
 
 
 def write_joint(child_ob, name: str, jtype: str, parent=None, *, T_parent_mob=None,
                 T_child_frame=None, q=None, lower=None, upper=None, pitch: float = 0.0,
                 virtual: bool = False, tree: bool = True, locked: bool = False, lock_q=None,
                 target_q=None, target_mask=None, posture_q=None, stiffness: float = 0.0,
-                rest_q=None, mimic=None) -> JointData:
+                rest_q=None, mimic=None, goals: tuple = (), **goal_keys) -> JointData:
     """Write (or replace) joint ``name`` on its child link ``child_ob``; ``parent`` is the parent
     link object or None for the world. Frames are 4x4 (identity by default), see the module
     doc. ``target_q`` without a mask targets every DoF; ``posture_q`` sets the posture;
-    ``mimic`` is ``(leader, multiplier, offset)``. Validates everything first; on error
+    ``mimic`` is ``(leader, multiplier, offset)``; ``goal_keys`` (and ``goals``, a record's
+    pairs): stored keys of the joint's other goals (:func:`.goal_fields.keys`). Validates everything first; on error
     nothing is written. Scene-wide checks (unique names, mimic leader) happen in
     :func:`read_scene`.
     """
@@ -417,7 +439,8 @@ def write_joint(child_ob, name: str, jtype: str, parent=None, *, T_parent_mob=No
          "target_q": qv if target_q is None else _floats(target_q),
          "has_posture": posture_q is not None,
          "posture_q": qv if posture_q is None else _floats(posture_q),
-         "stiffness": stiffness, "rest_q": qv if rest_q is None else _floats(rest_q)}
+         "stiffness": stiffness, "rest_q": qv if rest_q is None else _floats(rest_q),
+         **_goal_keys(child_ob, {**dict(goals), **goal_keys}, "joint", name)}
     if mimic is not None:
         leader, mult, off = (tuple(mimic) + (1.0, 0.0))[:3]
         d["mimic"] = {"leader": leader, "multiplier": mult, "offset": off}
@@ -444,7 +467,10 @@ def update_joint(child_ob, name: str, **changes) -> JointData:
         changes["parent_name"] = changes["parent"] or ""
     if changes.get("mimic") is not None and not isinstance(changes["mimic"], MimicData):
         changes["mimic"] = MimicData(*changes["mimic"])
-    d = _joint_dict(replace(old, **changes), parent_ob)
+    own, goals = GF.split(changes, _JOINT_FIELDS)
+    if goals:
+        own["goals"] = tuple(sorted({**dict(old.goals), **dict(goals)}.items()))
+    d = _joint_dict(replace(old, **own), parent_ob)
     checked = _joint_from(d, name, child_ob.name)
     cur = grp.to_dict()
     touched()

@@ -31,6 +31,9 @@ File layout (``format`` and ``version`` checked on load; an infinite limit is ``
      "real_joints": {"knee": {"locked": true, "lock_q": [1], ...}},
      "real_links": {"foot": {"locked": true, "lock_pose": [16, in the frame of "foot"]}}}
 
+The goal keys of joints and links are those the scene stores (:mod:`vart_addon.bridge.
+goal_fields`); a link goal's world-frame values (poses, points) are stored in its link's frame.
+
 Loading refuses (:class:`IoError`, nothing changed) a file that is not a preset, a scene that
 lacks a link or joint the preset names, and a joint name the scene already has (the preset was
 probably applied already). A virtual link whose name is taken by another object gets a
@@ -54,6 +57,7 @@ from ..bridge.errors import BridgeError
 from ..bridge.scene import SceneBridge
 from ..formats.atomic import write_atomic
 from ..solver import VartError, se3
+from ..solver.goal_values import Value
 from ..solver.text import json_error
 from .errors import IoError
 
@@ -104,9 +108,45 @@ def _joint_entry(j) -> dict:
     return d
 
 
-def _rel(T_link, T16) -> list:
-    """A world pose (16 floats) in the frame of a link at world pose ``T_link``."""
-    return _floats((se3.inverse(T_link) @ np.array(T16, dtype=float).reshape(4, 4)).reshape(16))
+_POSE = Value("pose", "pose")
+
+
+def _moved(v, x, T) -> list:
+    """A goal value ``x`` of :class:`~vart_addon.solver.goal_values.Value` ``v`` moved by the
+    rigid transform ``T``: a pose (16 floats) premultiplied, a vector (a point) transformed."""
+    if v.kind == "pose":
+        return _floats((T @ np.array(x, dtype=float).reshape(4, 4)).reshape(16))
+    return _floats(T[:3, :3] @ np.array(x, dtype=float).reshape(3) + T[:3, 3])
+
+
+def _link_goals(link, T_link) -> dict:
+    """A link's stored goal keys, its world-frame values in the frame of the link (at world
+    pose ``T_link``)."""
+    d = GF.stored(link, "link")
+    T_inv = se3.inverse(T_link)
+    for g in GF.link_goals():
+        for v, k in zip(g.values, g.keys):
+            if v.frame == "world":
+                d[k] = _moved(v, d[k], T_inv)
+    return d
+
+
+def _world_goals(d: dict, T_link, what: str) -> dict:
+    """The stored goal keys of a preset's link entry ``d``, its link-frame values back in the
+    world (the link at ``T_link``); an entry without a key leaves it at its default."""
+    out = {}
+    for g in GF.link_goals():
+        for k in g.all_keys:
+            if k in d:
+                out[k] = d[k]
+        for v, k in zip(g.values, g.keys):
+            if v.frame == "world" and k in d:
+                if v.kind == "pose":
+                    _pose(d[k], f"{what}: {k}")
+                elif not (isinstance(d[k], list) and len(d[k]) == v.size):
+                    raise IoError(f"{what}: {k}: expected {v.size} numbers")
+                out[k] = _moved(v, d[k], T_link)
+    return out
 
 
 # ---- saving -----------------------------------------------------------------------------------
@@ -129,7 +169,8 @@ def preset_data(scene=None, *, bridge: SceneBridge | None = None) -> dict:
     for n, j in setup.items():
         out_joints[n] = _joint_entry(j)
         if j.parent is None:  # the world frame, relative to the child link
-            out_joints[n]["T_parent_mob"] = _rel(poses[j.child], j.T_parent_mob)
+            out_joints[n]["T_parent_mob"] = _moved(_POSE, j.T_parent_mob,
+                                                   se3.inverse(poses[j.child]))
         need_links.update(e for e in (j.parent, j.child) if e is not None and e not in virtual)
         if j.mimic is not None and j.mimic.leader not in setup:
             need_joints.add(j.mimic.leader)
@@ -158,19 +199,18 @@ def preset_data(scene=None, *, bridge: SceneBridge | None = None) -> dict:
             need_links.add(anchor)
         vlinks[n] = {"anchor": anchor, "T_anchor_link": _floats(np.asarray(T).reshape(16)),
                      "mass": float(link.mass), "com": _floats(link.com),
-                     "root_tree": bool(link.root_tree), "locked": bool(link.locked),
-                     "lock_pose": _rel(poses[n], link.lock_pose)}
+                     "root_tree": bool(link.root_tree), **_link_goals(link, poses[n])}
     real_joints = {}
     for n, j in data.joints.items():
         if n in setup:
             continue
-        if j.locked or j.has_target or j.has_posture or j.stiffness > 0 or not j.tree:
+        if GF.any_on(j) or not j.tree:
             real_joints[n] = {**GF.stored(j), "tree": bool(j.tree)}
             need_joints.add(n)
     real_links = {}
     for n, link in data.links.items():
-        if n not in virtual and link.locked:
-            real_links[n] = {"locked": True, "lock_pose": _rel(poses[n], link.lock_pose)}
+        if n not in virtual and GF.any_on(link, "link"):
+            real_links[n] = _link_goals(link, poses[n])
             need_links.add(n)
     return {"format": FORMAT, "version": VERSION,
             "robot": {"links": sorted(need_links), "joints": sorted(need_joints)},
@@ -283,12 +323,9 @@ def load_preset(path_or_data, *, scene=None, context=None, solve: bool = False,
             created.append(ob)
             names[n] = ob
             new_pose[n] = T
-            lock = v.get("lock_pose")
             S.write_link(ob, mass=v.get("mass", 0.0), com=v.get("com", (0.0, 0.0, 0.0)),
                          virtual=True, root_tree=v.get("root_tree", True),
-                         locked=v.get("locked", False),
-                         lock_pose=None if lock is None else
-                         T @ _pose(lock, f"virtual link {n!r}: lock_pose"))
+                         **_world_goals(v, T, f"virtual link {n!r}"))
             result.links[n] = ob
 
         def link_ob(name):
@@ -312,12 +349,7 @@ def load_preset(path_or_data, *, scene=None, context=None, solve: bool = False,
                 upper=_unlimits(j.get("upper", []), 1.0, f"joint {n!r}: upper")
                 if "upper" in j else None,
                 pitch=j.get("pitch", 0.0), virtual=j.get("virtual", True),
-                tree=j.get("tree", True), locked=j.get("locked", False),
-                lock_q=j.get("lock_q"),
-                target_q=j.get("target_q") if any(j.get("target_mask", ())) else None,
-                target_mask=j.get("target_mask") if any(j.get("target_mask", ())) else None,
-                posture_q=j.get("posture_q") if j.get("has_posture") else None,
-                stiffness=j.get("stiffness", 0.0), rest_q=j.get("rest_q"),
+                tree=j.get("tree", True), **{k: j[k] for k in GF.keys() if k in j},
                 mimic=None if mimic is None else (mimic.get("leader"),
                                                   mimic.get("multiplier", 1.0),
                                                   mimic.get("offset", 0.0)))
@@ -329,7 +361,7 @@ def load_preset(path_or_data, *, scene=None, context=None, solve: bool = False,
             if ob.name not in saved:
                 saved[ob.name] = (ob, _props(ob))
             changes = {k: (tuple(g[k]) if isinstance(g[k], list) else g[k])
-                       for k in GF.KEYS + ("tree",) if k in g}
+                       for k in GF.keys() + ("tree",) if k in g}
             S.update_joint(ob, n, **changes)
             result.real_joints.append(n)
         for n, g in rl_in.items():
@@ -338,10 +370,7 @@ def load_preset(path_or_data, *, scene=None, context=None, solve: bool = False,
             ob = obs[n]
             if ob.name not in saved:
                 saved[ob.name] = (ob, _props(ob))
-            lock = g.get("lock_pose")
-            S.update_link(ob, locked=bool(g.get("locked", False)),
-                          lock_pose=None if lock is None else
-                          poses[n] @ _pose(lock, f"real link {n!r}: lock_pose"))
+            S.update_link(ob, **_world_goals(g, poses[n], f"real link {n!r}"))
             result.real_links.append(n)
         bridge.sync()
         if solve:

@@ -1,17 +1,20 @@
-"""Operators on goals: Lock / Unlock (a joint, or a link = its root joint), Set / Clear Target,
-Set / Clear Posture (from the current value), Set Limits, Set Stiffness.
+"""Operators on goals: Lock / Unlock (a joint, or a link = its root joint), Set Limits, and a
+Set and a Clear of every other goal kind a user sets, generated from its declaration
+(:mod:`vart_addon.bridge.goal_fields`): Set / Clear Target and Posture (from the current
+value), Set Stiffness / Clear Spring, and any later kind (``vart.set_<kind>``).
 
 Goals are stored on the joint (see :mod:`vart_addon.bridge.schema`) and solved in priority
 order: limit, lock, potential (springs, gravity), target, posture. None of these operators
 moves anything: the next solve (``vart.solve``, ``vart.operate_joint``, a drag) applies them,
 except Set Limits, which clamps a tree joint's value into its new limits and solves.
 """
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import bpy
 import numpy as np
 from bpy.props import EnumProperty, FloatProperty, FloatVectorProperty
 
+from ..bridge import goal_fields as GF
 from ..bridge import schema as S
 from ..shared import selection, units
 from . import support
@@ -101,47 +104,6 @@ class _JointGoal(_Operator):
         return support.apply(self, context, lambda lk: mutate(lk, name))[0]
 
 
-class VART_OT_set_target(_JointGoal, bpy.types.Operator):
-    bl_idname = "vart.set_target"
-    vart_menu = (support.MenuItem("goals"),)
-    bl_label = "Set Target"
-    bl_description = "Set the active joint's target (every DoF) to its current value"
-
-    def execute(self, context):
-        return self.apply(context, lambda lk, n: lk.set_target(n, lk.joint_q(lk.joint(n))))
-
-
-class VART_OT_clear_target(_JointGoal, bpy.types.Operator):
-    bl_idname = "vart.clear_target"
-    vart_menu = (support.MenuItem("goals"),)
-    bl_label = "Clear Target"
-    bl_description = "Remove the active joint's target"
-
-    def execute(self, context):
-        return self.apply(context, lambda lk, n: lk.clear_target(n))
-
-
-class VART_OT_set_posture(_JointGoal, bpy.types.Operator):
-    bl_idname = "vart.set_posture"
-    vart_menu = (support.MenuItem("goals"),)
-    bl_label = "Set Posture"
-    bl_description = ("Make the active joint's current value its posture: the default pose "
-                      "that breaks ties in redundant mechanisms (lowest priority)")
-
-    def execute(self, context):
-        return self.apply(context, lambda lk, n: lk.set_posture(n))
-
-
-class VART_OT_clear_posture(_JointGoal, bpy.types.Operator):
-    bl_idname = "vart.clear_posture"
-    vart_menu = (support.MenuItem("goals"),)
-    bl_label = "Clear Posture"
-    bl_description = "Remove the active joint's posture"
-
-    def execute(self, context):
-        return self.apply(context, lambda lk, n: lk.clear_posture(n))
-
-
 class VART_OT_set_limits(_JointGoal, bpy.types.Operator):
     bl_idname = "vart.set_limits"
     vart_menu = (support.MenuItem("goals"),)
@@ -192,27 +154,105 @@ class VART_OT_set_limits(_JointGoal, bpy.types.Operator):
         return support.apply(self, context, lambda lk: lk.set_limits(name, lo, hi))[0]
 
 
-class VART_OT_set_stiffness(_JointGoal, bpy.types.Operator):
-    bl_idname = "vart.set_stiffness"
-    vart_menu = (support.MenuItem("goals"),)
-    bl_label = "Set Stiffness"
-    bl_description = ("Put a spring on the active (1-DoF) joint: its stiffness (N/m or "
-                      "N m/rad; 0 removes it), resting at the current value")
+# ---- Set / Clear of every stored goal kind but the toggles, generated from its declaration ----
+#: Operators that kept the name they had before they were generated.
+_SET_NAMES = {"spring": ("set_stiffness", "Set Stiffness")}
 
-    stiffness: FloatProperty(name="Stiffness", min=0.0, default=1.0,
-                             description="N/m for a translation, N m/rad for a rotation")
 
+def idnames(g) -> tuple[str, str]:
+    """The idnames of stored goal ``g``'s *Set* and *Clear* operators: ``vart.set_<kind>`` and
+    ``vart.clear_<kind>`` (a spring's *Set* keeps its first name, ``vart.set_stiffness``)."""
+    return ("vart." + _SET_NAMES.get(g.name, (f"set_{g.name}",))[0], f"vart.clear_{g.name}")
+
+
+class _GoalOp(_Operator):
+    """Base of the generated goal operators: ``goal`` (a :class:`~vart_addon.bridge.
+    goal_fields.StoredGoal`) on the active joint or the active link."""
+
+    bl_options = {'REGISTER', 'UNDO'}
+    goal = cast(Any, None)  # set on each generated class (not an annotation: bpy would read it)
+
+    @classmethod
+    def poll(cls, context):
+        if cls.goal.owner == "joint":
+            return support.poll_joint(cls, context)
+        if not support.object_mode(cls, context):
+            return False
+        if selection.active_link(context) is None:
+            cls.poll_message_set("Needs an active link")
+            return False
+        return True
+
+    def owner_name(self, context) -> str:
+        if self.goal.owner == "joint":
+            return selection.active_joint(context)[1]
+        return selection.active_link(context).name
+
+    def goal_values(self, context, lk, obj) -> dict:
+        """The goal's values: the owner's current ones, the operator's fields, the cursor."""
+        now = self.goal.kind.current(lk, obj)
+        out = {}
+        for v in self.goal.values:
+            if v.source == "ask":
+                x = getattr(self, v.name)
+                out[v.name] = float(x) if v.kind == "scalar" else tuple(x)
+            elif v.source == "cursor":
+                out[v.name] = tuple(context.scene.cursor.location)
+            elif v.name in now:
+                out[v.name] = now[v.name]
+        return out
+
+
+class _SetGoal(_GoalOp):
     def execute(self, context):
-        k = float(self.stiffness)
-        if not np.isfinite(k):
-            self.report({'ERROR'}, "stiffness must be finite")
-            return {'CANCELLED'}
-        return self.apply(context, lambda lk, n: lk.set_stiffness(n, k))
+        g, name = self.goal, self.owner_name(context)
+
+        def mutate(lk):
+            obj = g._obj(lk, name)
+            lk.set_goal(g.name, name, self.goal_values(context, lk, obj))
+        return support.apply(self, context, mutate)[0]
 
 
-classes = (VART_OT_lock, VART_OT_unlock, VART_OT_set_target, VART_OT_clear_target,
-           VART_OT_set_posture, VART_OT_clear_posture, VART_OT_set_limits,
-           VART_OT_set_stiffness)
+class _ClearGoal(_GoalOp):
+    def execute(self, context):
+        name = self.owner_name(context)
+        return support.apply(self, context, lambda lk: lk.clear_goal(self.goal.name, name))[0]
+
+
+def _ask(v):
+    """The operator field of a value the operator asks for."""
+    desc = f"{v.label or v.name}" + (f" ({v.unit})" if v.unit else "")
+    if v.kind == "scalar":
+        return FloatProperty(name=v.label or v.name, description=desc,
+                             default=(v.default or (0.0,))[0], min=0.0 if v.nonneg else -1e30)
+    return FloatVectorProperty(name=v.label or v.name, description=desc, size=v.size,
+                               default=v.zero(0))
+
+
+def _goal_operators(g) -> tuple:
+    """The *Set* and *Clear* operator classes of stored goal ``g``."""
+    (set_id, clear_id), label = idnames(g), g.kind.label or g.name.replace("_", " ").title()
+    whose = "active joint" if g.owner == "joint" else "active link"
+    set_label = _SET_NAMES.get(g.name, ("", f"Set {label}"))[1]
+    ask = {v.name: _ask(v) for v in g.values if v.source == "ask"}
+    made = []
+    for idname, base, text, desc in (
+            (set_id, _SetGoal, set_label, f"On the {whose}: {g.kind.help}"),
+            (clear_id, _ClearGoal, f"Clear {label}", f"Remove the {whose}'s "
+             f"{label.lower()}")):
+        attrs = {"bl_idname": idname, "bl_label": text, "bl_description": desc, "goal": g,
+                 "vart_menu": (support.MenuItem("goals"),), "__module__": __name__,
+                 "__annotations__": dict(ask) if base is _SetGoal else {}}
+        made.append(type("VART_OT_" + idname.split(".")[1], (base, bpy.types.Operator),
+                         attrs))
+    return tuple(made)
+
+
+GOAL_OPERATORS = tuple(c for g in GF.joint_goals() + GF.link_goals() if not g.kind.toggle
+                       for c in _goal_operators(g))
+
+
+classes = (VART_OT_lock, VART_OT_unlock, VART_OT_set_limits) + GOAL_OPERATORS
 
 
 # The stubs declare register_classes_factory -> None; it returns (register, unregister).

@@ -6,7 +6,7 @@ import bpy
 from bpy.props import BoolProperty
 
 from . import common as C
-from . import live
+from . import goal_rows, live
 from . import rows as R
 
 
@@ -99,37 +99,12 @@ def _draw_values(layout, scene, j):
 def _draw_goals(layout, scene, j):
     angular = [a for _, a in C.dof_layout(j.type)]
     box = layout.box()
-    row = box.row(align=True)
-    if j.locked:
-        C.op(row, "vart.unlock", text="Locked", icon='LOCKED', depress=True, target='JOINT')
-    else:
-        C.op(row, "vart.lock", text="Lock", icon='UNLOCKED', target='JOINT')
+    goal_rows.draw(box, scene, j, "joint", angular, j.dof)
     box.label(text="Limits: " + ", ".join(
         "free" if lo == -float("inf") and hi == float("inf")
         else f"{C.fmt(lo, a, scene)} .. {C.fmt(hi, a, scene)}"
         for lo, hi, a in zip(j.lower, j.upper, angular)))
     C.op(box, "vart.set_limits", text="Set Limits")
-
-    text = "none"
-    if j.has_target:
-        text = ", ".join(C.fmt(v, a, scene) if m else "-"
-                         for v, a, m in zip(j.target_q, angular, j.target_mask))
-    box.label(text=f"Target: {text}")
-    row = box.row(align=True)
-    C.op(row, "vart.set_target", text="Set")
-    C.op(row, "vart.clear_target", text="Clear")
-
-    text = C.fmt_values(j.posture_q, angular, scene) if j.has_posture else "none"
-    box.label(text=f"Posture: {text}")
-    row = box.row(align=True)
-    C.op(row, "vart.set_posture", text="Set")
-    C.op(row, "vart.clear_posture", text="Clear")
-
-    if j.dof == 1:
-        unit = "N\u00b7m/rad" if angular[0] else "N/m"
-        box.label(text=f"Stiffness: {j.stiffness:g} {unit}" + (
-            f", rest {C.fmt(j.rest_q[0], angular[0], scene)}" if j.stiffness > 0 else ""))
-        C.op(box, "vart.set_stiffness", text="Set Stiffness")
 
 
 class VART_PT_active_joint(C.Panel, bpy.types.Panel):

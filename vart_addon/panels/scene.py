@@ -5,6 +5,7 @@ import bpy
 
 from ..bridge import SchemaError, schema
 from . import common as C
+from . import goal_rows
 
 
 class VART_PT_active_link(C.Panel, bpy.types.Panel):
@@ -34,12 +35,8 @@ class VART_PT_active_link(C.Panel, bpy.types.Panel):
         col = layout.column()
         col.prop(ui, "mass")
         col.prop(ui, "com")
-        row = layout.row(align=True)
-        if link.locked:
-            C.op(row, "vart.unlock", text="Locked", icon='LOCKED', depress=True, target='LINK')
-        else:
-            C.op(row, "vart.lock", text="Lock", icon='UNLOCKED', target='LINK')
-        C.op(row, "vart.set_mass", text="Set Mass")
+        C.op(layout, "vart.set_mass", text="Set Mass")
+        goal_rows.draw(layout, context.scene, link, "link")
         C.op(layout, "vart.make_ground_link", icon='WORLD')
         layout.label(text=f"Joints held: {len(joints)}"
                      + (" (" + ", ".join(j.name for j in joints) + ")" if joints else ""))

@@ -5,9 +5,12 @@ which DoF can change it (its support), its priority level and the batch that eva
 functions that invert a joint or change its type treat the configuration fields listed here
 (``q_fields``); statuses and bakes read a goal's level from its :class:`~.levels.GoalId`.
 
-A new kind of goal is: its storage (a field of :class:`~.parts.Joint` or
-:class:`~.parts.Link`, set by a function of :mod:`.goals_edit`), a batch class in
-:mod:`.goals` (its error rows and Jacobian), and one :class:`GoalKind` here.
+A kind a user sets (``values``: a lock, a target, a spring...) declares its values here too
+(:class:`.goal_values.Value`: configurations, masks, scalars, vectors, poses); from that
+declaration come its storage (:mod:`.goal_store`: the owner's ``goals`` dict), the solver's
+``set_goal`` / ``clear_goal``, the model file's field, and in Blender the stored keys, the
+sidebar row and the *Set* / *Clear* operators. A new kind of goal is a batch class in
+:mod:`.goals` (its error rows and Jacobian) and one :class:`GoalKind` here.
 """
 from __future__ import annotations
 
@@ -16,7 +19,9 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from . import goal_store as GS
 from . import goals as G
+from .goal_values import Value
 from .levels import GoalId, Level
 from .parts import Joint
 from .planar import IN_PLANE, is_planar_closure
@@ -47,6 +52,13 @@ class GoalKind:
     ``q_fields``: the :class:`~.parts.Joint` fields holding configurations in the joint's
     layout (inverted with the joint, dropped when its layout changes); ``fields``: its other
     storage.
+
+    A kind a user sets has ``values`` (what *Set* gives it, :mod:`.goal_values`), a ``label``
+    and ``help`` for the sidebar and its operators; ``one_dof``: only on 1-DoF joints;
+    ``toggle``: shown as a switch (*Lock*) rather than a row of values. ``get(obj)`` (its
+    values or None), ``put(lk, obj, values)`` and ``clear(lk, obj)`` default to the owner's
+    ``goals`` dict (:mod:`.goal_store`); ``current(lk, obj)`` gives the values whose source
+    is ``"current"``.
     """
 
     name: str
@@ -58,6 +70,27 @@ class GoalKind:
     support: Optional[Callable] = None
     q_fields: tuple[str, ...] = ()
     fields: tuple[str, ...] = ()
+    values: tuple[Value, ...] = ()
+    label: str = ""
+    help: str = ""
+    one_dof: bool = False
+    toggle: bool = False
+    get: Optional[Callable] = None
+    put: Optional[Callable] = None
+    clear: Optional[Callable] = None
+    current: Callable = GS.current
+
+    def read(self, obj) -> Optional[dict]:
+        """The values of this goal on ``obj`` (a Joint or Link), or None when it has none."""
+        return GS.get(self, obj) if self.get is None else self.get(obj)
+
+    def set(self, lk, obj, values: dict) -> None:
+        """Set this goal on ``obj`` (checked first; nothing changes on error)."""
+        GS.put(self, lk, obj, values) if self.put is None else self.put(lk, obj, values)
+
+    def unset(self, lk, obj) -> None:
+        """Remove this goal from ``obj``."""
+        GS.clear(self, lk, obj) if self.clear is None else self.clear(lk, obj)
 
     def goal_id(self, joint) -> GoalId:
         """The :class:`GoalId` of this goal on ``joint`` (a link's goals are its root
@@ -120,6 +153,9 @@ def model_support(model, j) -> np.ndarray:
     return (a - b) != 0
 
 
+_Q = Value("q", "config", "Value")
+_MASK = Value("mask", "mask", "DoF")
+
 #: Every kind of goal, highest level first.
 KINDS: tuple[GoalKind, ...] = (
     GoalKind("invariant", Level.INVARIANT, "joint",
@@ -130,22 +166,43 @@ KINDS: tuple[GoalKind, ...] = (
              lambda model, js, cols, ctx: [G.LimitBatch(model, js, cols)],
              fields=("lower", "upper")),
     GoalKind("lock", Level.LOCK, "joint", lambda lk, j: j.lock_q is not None,
-             _config("lock", Level.LOCK, "lock_q"), q_fields=("lock_q",)),
+             _config("lock", Level.LOCK, "lock_q"), q_fields=("lock_q",),
+             values=(_Q,), label="Lock", toggle=True,
+             help="Hold at its current value (the lock level, above springs and targets)",
+             get=GS.lock_get, put=GS.lock_put, clear=GS.lock_clear),
     GoalKind("spring", Level.POTENTIAL, "joint",
              lambda lk, j: j.stiffness > 0 and j.rest_q is not None, _spring,
-             q_fields=("rest_q",), fields=("stiffness",)),
+             q_fields=("rest_q",), fields=("stiffness",),
+             values=(Value("stiffness", "scalar", "Stiffness", "N/m|N\u00b7m/rad", nonneg=True,
+                           source="ask", default=(1.0,)), Value("rest", "config", "Rest")),
+             label="Spring", one_dof=True,
+             help="A linear spring resting at the current value (N/m or N m/rad)",
+             get=GS.spring_get, put=GS.spring_put, clear=GS.spring_clear),
     GoalKind("gravity", Level.POTENTIAL, "link", _pulls,
              lambda model, links, cols, ctx: [G.GravityBatch(model, links, cols, ctx.gravity,
                                                              ctx.tau)],
              by_type=False, fields=("mass", "com")),
     GoalKind("target", Level.TARGET, "joint", lambda lk, j: j.target_q is not None,
              _config("target", Level.TARGET, "target_q", mask="target_mask"),
-             q_fields=("target_q",), fields=("target_mask",)),
+             q_fields=("target_q",), fields=("target_mask",),
+             values=(_Q, _MASK), label="Target",
+             help="Drive toward the current value (every DoF) at the target level",
+             get=GS.target_get, put=GS.target_put, clear=GS.target_clear),
     GoalKind("posture", Level.POSTURE, "joint", lambda lk, j: j.posture_q is not None,
-             _config("posture", Level.POSTURE, "posture_q"), q_fields=("posture_q",)),
+             _config("posture", Level.POSTURE, "posture_q"), q_fields=("posture_q",),
+             values=(_Q,), label="Posture",
+             help="The default pose that breaks ties in redundant mechanisms (lowest level)",
+             get=GS.posture_get, put=GS.posture_put, clear=GS.posture_clear),
 )
 #: The kinds by name.
 KIND = {k.name: k for k in KINDS}
+
+
+def settable(owner: str) -> tuple[GoalKind, ...]:
+    """The kinds a user sets on a ``owner`` ("joint" or "link"), in :data:`KINDS` order."""
+    return tuple(k for k in KINDS if k.values and k.owner == owner)
+
+
 #: Configuration fields of every joint goal (in the joint's layout).
 Q_FIELDS: tuple[str, ...] = tuple(f for k in KINDS for f in k.q_fields)
 
@@ -155,8 +212,11 @@ _JOINT_DEFAULTS = {f.name: f.default for f in fields(Joint) if f.default is not 
 
 def clear_configuration_goals(joint: Joint) -> None:
     """Remove every goal of ``joint`` stored as configurations in its layout (locks, springs,
-    targets, postures), as when its type changes to another layout."""
+    targets, postures, and any kind with a ``config`` or ``mask`` value), as when its type
+    changes to another layout."""
     for kind in KINDS:
         if kind.q_fields:
             for name in kind.q_fields + kind.fields:
                 setattr(joint, name, _JOINT_DEFAULTS[name])
+        elif any(v.kind in ("config", "mask") for v in kind.values):
+            joint.goals.pop(kind.name, None)

@@ -8,41 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import goal_store as GS
 from . import se3
 from . import validate as V
 from .errors import VartError
+from .goal_kinds import KIND
 from .linkage_core import LinkageCore
 from .parts import Joint
 
 
 def _joint(lk: LinkageCore, name: str) -> Joint:
     return lk.joint(name)
-
-
-def _current(lk: LinkageCore, j: Joint) -> np.ndarray:
-    return lk.joint_q(j)
-
-
-def _lock(lk, j, q):
-    was = j.lock_q is not None
-    j.lock_q = _current(lk, j) if q is None else V.vec(q, j.dof, f"{j.label()}: lock value")
-    lk.touch_values() if was else lk.touch_goals()
-
-
-def _target(lk, j, qv, mask):
-    """Set the target ``qv`` (a checked vector) of joint ``j`` with ``mask``."""
-    m = [True] * j.dof if mask is None else np.array(mask, dtype=bool).reshape(-1).tolist()
-    if len(m) != j.dof:
-        raise VartError(f"{j.label()}: target mask needs {j.dof} values, got {len(m)}")
-    if not any(m):
-        raise VartError(f"{j.label()}: target mask selects no degree of freedom")
-    same_goal_set = j.target_q is not None and j.target_mask.tolist() == m
-    j.target_q = qv
-    if same_goal_set:  # a drag's new target value: the analysis stays valid
-        lk.touch_values()
-    else:
-        j.target_mask = np.array(m, dtype=bool)
-        lk.touch_goals()
 
 
 def _pose_q(T: np.ndarray) -> np.ndarray:
@@ -70,25 +46,23 @@ class GoalsEditing(LinkageCore):
 
     def lock_joint(self, name: str, q=None):
         """Hold a joint at its current configuration (or ``q``) at the lock level."""
-        _lock(self, _joint(self, name), q)
+        GS.lock_put(self, _joint(self, name), {"q": q})
 
     def lock_link(self, link: str, pose=None):
         """Freeze a link in the world at its current pose (or ``pose``): locks its root joint."""
         q = None if pose is None else _pose_q(V.pose(pose, f"link {link!r}: lock pose"))
-        _lock(self, self.root(link), q)
+        GS.lock_put(self, self.root(link), {"q": q})
 
     def unlock_joint(self, name: str):
-        _joint(self, name).lock_q = None
-        self.touch_goals()
+        GS.lock_clear(self, _joint(self, name))
 
     def unlock_link(self, link: str):
-        self.root(link).lock_q = None
-        self.touch_goals()
+        GS.lock_clear(self, self.root(link))
 
     def set_target(self, name: str, q, mask=None):
         """Drive a joint toward ``q`` at the target level; ``mask`` (bools per DoF) selects DoFs."""
         j = _joint(self, name)
-        _target(self, j, V.vec(q, j.dof, f"{j.label()}: target"), mask)
+        GS.target_put(self, j, {"q": q, "mask": mask})
 
     def set_link_target(self, link: str, pose, mask=None):
         """Drive a link toward a world pose ``T_world_link``; ``mask`` over (x, y, z, wx, wy, wz)."""
@@ -99,26 +73,21 @@ class GoalsEditing(LinkageCore):
         j = self.root(link)
         if q is None:
             q = _pose_q(V.rigid(T, dev))
-        _target(self, j, q if j.dof == q.size else V.vec(q, j.dof, f"{j.label()}: target"), mask)
+        GS.target_put(self, j, {"mask": mask},
+                      q if j.dof == q.size else V.vec(q, j.dof, f"{j.label()}: target"))
 
     def clear_target(self, name: str):
-        _joint(self, name).target_q = None
-        self.touch_goals()
+        GS.target_clear(self, _joint(self, name))
 
     def clear_link_target(self, link: str):
-        self.root(link).target_q = None
-        self.touch_goals()
+        GS.target_clear(self, self.root(link))
 
     def set_posture(self, name: str, q=None):
         """Default pose of a joint (its current configuration if ``q`` is None), the lowest level."""
-        j = _joint(self, name)
-        was = j.posture_q is not None
-        j.posture_q = _current(self, j) if q is None else V.vec(q, j.dof, f"{j.label()}: posture")
-        self.touch_values() if was else self.touch_goals()
+        GS.posture_put(self, _joint(self, name), {"q": q})
 
     def clear_posture(self, name: str):
-        _joint(self, name).posture_q = None
-        self.touch_goals()
+        GS.posture_clear(self, _joint(self, name))
 
     def set_limits(self, name: str, lower, upper):
         """Per-DoF limits (m or rad; +-inf for none). Tree joints respect them strictly."""
@@ -134,13 +103,35 @@ class GoalsEditing(LinkageCore):
 
     def set_stiffness(self, name: str, stiffness: float, rest=None):
         """A linear spring on a 1-DoF joint: stiffness (N/m or N m/rad) and rest value."""
-        j = _joint(self, name)
-        if j.dof != 1:
-            raise VartError(f"{j.label()}: springs are for 1-DoF joints, this one has {j.dof}")
-        k = V.amount(stiffness, f"{j.label()}: stiffness", V.MAX_STIFFNESS, "N/m or N m/rad")
-        r = _current(self, j) if rest is None else V.vec(rest, 1, f"{j.label()}: rest value")
-        j.stiffness, j.rest_q = k, r
-        self.touch_goals()
+        GS.spring_put(self, _joint(self, name), {"stiffness": stiffness, "rest": rest})
+
+    def goal_owner(self, kind: str, name: str):
+        """The solver object goal ``kind`` (a name of :data:`.goal_kinds.KINDS`) of ``name``
+        lives on: joint ``name`` for a joint goal, link ``name`` for a link goal."""
+        k = KIND.get(kind) if isinstance(kind, str) else None
+        if k is None or not k.values:
+            raise VartError(f"no settable goal kind {kind!r}; settable: "
+                            + ", ".join(n for n, g in KIND.items() if g.values))
+        return k, (_joint(self, name) if k.owner == "joint" else self.link(name))
+
+    def set_goal(self, kind: str, name: str, values: dict):
+        """Set goal ``kind`` on joint or link ``name`` to ``values`` (by value name, as its
+        :class:`~.goal_kinds.GoalKind` declares them); validated, atomic."""
+        k, obj = self.goal_owner(kind, name)
+        if k.one_dof and obj.dof != 1:
+            raise VartError(f"{obj.label()}: {k.label.lower() or kind}s are for 1-DoF "
+                            f"joints, this one has {obj.dof}")
+        k.set(self, obj, values)
+
+    def clear_goal(self, kind: str, name: str):
+        """Remove goal ``kind`` from joint or link ``name``."""
+        k, obj = self.goal_owner(kind, name)
+        k.unset(self, obj)
+
+    def goal(self, kind: str, name: str):
+        """The values of goal ``kind`` on joint or link ``name``, or None."""
+        k, obj = self.goal_owner(kind, name)
+        return k.read(obj)
 
     def set_q(self, name: str, q):
         """Set a tree joint's configuration directly (no solve): its subtree moves rigidly."""

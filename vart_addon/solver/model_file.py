@@ -16,10 +16,14 @@ What it holds (metres, radians, kilograms, seconds; 4x4 poses as 16 numbers, row
   the world), ``child``, ``T_parent_mob``, ``T_child_frame``, ``pitch`` (m per turn),
   ``virtual``, ``tree`` (1: in the spanning tree carrying its child, -1: carrying its parent,
   0: a closure), ``q`` (a tree joint's value; a closure's is fitted from the poses),
-  ``lower`` / ``upper`` (null: no limit) and the goals: ``lock`` (values or null), ``target``
-  (``{"q": [...], "mask": [...]}`` or null), ``posture``, ``spring`` (``{"stiffness",
-  "rest"}``, N/m or N m/rad, or null), ``mimic`` (``{"leader", "multiplier", "offset"}`` or
-  null);
+  ``lower`` / ``upper`` (null: no limit), ``mimic`` (``{"leader", "multiplier", "offset"}``
+  or null) and the goals: ``lock`` (values or null), ``spring`` (``{"stiffness", "rest"}``,
+  N/m or N m/rad, or null), ``target`` (``{"q": [...], "mask": [...]}`` or null),
+  ``posture``;
+- every goal a user sets (:func:`.goal_kinds.settable`) is one field named after its kind,
+  derived from its declaration: null when off, its value when it has one value, else an
+  object of its values by name (configurations, vectors and 16-number poses as lists, masks
+  as lists of true or false, scalars as numbers); a link's goals beside ``root``;
 - ``sublinkages`` (version 2; :mod:`.sublinkages`): ``tree``, each sublinkage in the
   linkage's order as ``{"name", "parent" (null: the top), "disposition"}``; ``links``,
   ``{link: sublinkage}`` for every link assigned to one; ``joints``, ``{joint: sublinkage or
@@ -28,7 +32,8 @@ What it holds (metres, radians, kilograms, seconds; 4x4 poses as 16 numbers, row
 
 Reading rebuilds exactly the linkage that was written (same link and joint order, spanning
 tree, values and goals), so a solve of the read linkage gives the poses the writer's solve
-gives. Every field is required but the settings'; a missing one, an unknown one, a wrong type or a file of a
+gives. Every field is required but the settings' and the goals' (a goal field a file lacks,
+written before that kind of goal existed, is off); a missing one, an unknown one, a wrong type or a file of a
 newer version raises :class:`ModelFileError` naming the field (``joints[3].lower``) with
 nothing built. Readers refuse later versions: a later version may add sections that an older
 reader would silently drop (version 1 readers refuse version 2 files, whose sublinkages they
@@ -43,6 +48,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from . import goal_kinds as GK
+from . import goal_values as GV
 from . import tree_edit
 from .errors import VartError
 from .linkage import Linkage
@@ -54,11 +61,16 @@ VERSION = 2
 _TOP_V1 = ("format", "version", "gravity", "settings", "links", "joints")
 _TOP = _TOP_V1 + ("sublinkages",)
 _SUBS = ("tree", "links", "joints")
-_LINK = ("name", "mass", "com", "virtual", "root")
-_ROOT = ("tree", "q", "lock", "target", "posture")
-_JOINT = ("name", "type", "parent", "child", "T_parent_mob", "T_child_frame", "pitch",
-          "virtual", "tree", "q", "lower", "upper", "lock", "target", "posture", "spring",
-          "mimic")
+#: The settable joint goals a link's root joint (6 DoF) can have in the file.
+_ROOT_KINDS = tuple(k for k in GK.settable("joint") if not k.one_dof)
+# Each object's fields: its own, then one per settable goal kind (optional when reading: a
+# file written before a kind existed has none of it).
+_LINK_OWN = ("name", "mass", "com", "virtual", "root")
+_LINK = _LINK_OWN + tuple(k.name for k in GK.settable("link"))
+_ROOT = ("tree", "q") + tuple(k.name for k in _ROOT_KINDS)
+_JOINT_OWN = ("name", "type", "parent", "child", "T_parent_mob", "T_child_frame", "pitch",
+              "virtual", "tree", "q", "lower", "upper", "mimic")
+_JOINT = _JOINT_OWN + tuple(k.name for k in GK.settable("joint"))
 
 
 class ModelFileError(VartError):
@@ -74,15 +86,19 @@ def _limit(v) -> list:
     return [float(x) if math.isfinite(x) else None for x in np.asarray(v, float).reshape(-1)]
 
 
-def _opt(v):
-    return None if v is None else _floats(v)
-
-
-def _goals(j) -> dict:
-    return {"lock": _opt(j.lock_q),
-            "target": None if j.target_q is None else
-            {"q": _floats(j.target_q), "mask": [bool(m) for m in j.target_mask]},
-            "posture": _opt(j.posture_q)}
+def _goals(obj, kinds) -> dict:
+    """The model file's fields of the goals of ``kinds`` on ``obj`` (null: off; a kind with
+    one value: the value; else an object by value name)."""
+    out: dict = {}
+    for k in kinds:
+        vals = k.read(obj)
+        if vals is None:
+            out[k.name] = None
+        elif len(k.values) == 1:
+            out[k.name] = GV.plain(k.values[0], vals[k.values[0].name])
+        else:
+            out[k.name] = {v.name: GV.plain(v, vals[v.name]) for v in k.values}
+    return out
 
 
 def model_dict(lk: Linkage, settings: Settings | None = None) -> dict:
@@ -93,7 +109,8 @@ def model_dict(lk: Linkage, settings: Settings | None = None) -> dict:
               "virtual": bool(link.virtual),
               "root": {"tree": lk.roots[n].is_tree,
                        "q": _floats(lk.roots[n].q) if lk.roots[n].is_tree else None,
-                       **_goals(lk.roots[n])}}
+                       **_goals(lk.roots[n], _ROOT_KINDS)},
+              **_goals(link, GK.settable("link"))}
              for n, link in lk.links.items()]
     joints = []
     for j in lk.joints.values():
@@ -102,9 +119,8 @@ def model_dict(lk: Linkage, settings: Settings | None = None) -> dict:
             "T_parent_mob": _floats(j.T_parent_mob), "T_child_frame": _floats(j.T_child_frame),
             "pitch": float(j.pitch), "virtual": bool(j.virtual), "tree": int(j.tree_dir),
             "q": _floats(j.q) if j.is_tree else None,
-            "lower": _limit(j.lower), "upper": _limit(j.upper), **_goals(j),
-            "spring": None if not (j.stiffness > 0 and j.rest_q is not None) else
-            {"stiffness": float(j.stiffness), "rest": _floats(j.rest_q)},
+            "lower": _limit(j.lower), "upper": _limit(j.upper),
+            **_goals(j, GK.settable("joint")),
             "mimic": None if j.mimic is None else
             {"leader": j.mimic[0], "multiplier": float(j.mimic[1]), "offset": float(j.mimic[2])},
         })
@@ -175,9 +191,9 @@ class _Obj:
                       + (", or null" if null else ""))
         return v
 
-    def obj(self, key, keys, null=False):
+    def obj(self, key, keys, null=False, required=None):
         v = self.value[key]
-        return None if v is None and null else _Obj(v, self.where(key), keys)
+        return None if v is None and null else _Obj(v, self.where(key), keys, required)
 
 
 @contextmanager
@@ -191,27 +207,51 @@ def _blame(path: str):
         raise ModelFileError(f"model file: {path}: {e}") from None
 
 
-def _apply_goals(lk, o: _Obj, name: str, dof: int, root: bool):
-    """The lock, target and posture of ``o`` on joint ``name`` (or link ``name``'s root):
-    set on the joint directly (their sizes are checked here; the caller touches the goals)."""
-    j = lk.roots[name] if root else lk.joints[name]
-    lock = o.floats("lock", dof, null=True)
-    target = o.obj("target", ("q", "mask"), null=True)
-    posture = o.floats("posture", dof, null=True)
-    if lock is not None:
-        j.lock_q = np.array(lock, dtype=float)
-    if target is not None:
-        q = target.floats("q", dof)
-        mask = target.value["mask"]
-        if not (isinstance(mask, list) and len(mask) == dof and all(isinstance(m, bool)
-                                                                   for m in mask)):
-            target.fail("mask", f"a list of {dof} true or false")
-        with _blame(target.path):
-            if not any(mask):
-                raise VartError("the mask selects no degree of freedom")
-            j.target_q, j.target_mask = np.array(q, float), np.array(mask, bool)
-    if posture is not None:
-        j.posture_q = np.array(posture, dtype=float)
+def _value(v, x, n: int, where: str):
+    """Value ``x`` of a goal's :class:`~.goal_values.Value` ``v`` (``n`` numbers) checked for
+    its kind; a refusal names the file's field ``where``."""
+    def fail(what):
+        raise ModelFileError(f"model file: {where}: expected {what}, got {show(x)}")
+    if v.kind == "scalar":
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+            fail("a finite number")
+        return float(x)
+    if not isinstance(x, list) or len(x) != n:
+        fail(f"a list of {n} " + ("true or false" if v.kind == "mask" else "finite numbers"))
+    if v.kind == "mask":
+        if not all(isinstance(b, bool) for b in x):
+            fail(f"a list of {n} true or false")
+        return x
+    if not all(not isinstance(f, bool) and isinstance(f, (int, float)) and math.isfinite(f)
+               for f in x):
+        fail(f"a list of {n} finite numbers")
+    return np.array(x, float).reshape(4, 4) if v.kind == "pose" else x
+
+
+def _values(o: _Obj, k, dof: int):
+    """The values of goal ``k`` in field ``o.value[k.name]`` (None: off; a missing field, as
+    in files written before the kind existed, is off too), each checked for its kind."""
+    raw = o.value.get(k.name)
+    if raw is None:
+        return None
+    if len(k.values) == 1:
+        v = k.values[0]
+        return {v.name: _value(v, raw, v.count(dof), o.where(k.name))}
+    g = o.obj(k.name, tuple(v.name for v in k.values))
+    return {v.name: _value(v, g.value[v.name], v.count(dof), g.where(v.name))
+            for v in k.values}
+
+
+def _apply_goals(lk, o: _Obj, obj, kinds, dof: int):
+    """The goals of ``kinds`` in ``o`` set on ``obj`` (a joint, a link's root joint or a
+    link), each through its kind's checks, a refusal naming the file's field."""
+    for k in kinds:
+        values = _values(o, k, dof)
+        if values is not None:
+            with _blame(o.where(k.name)):
+                if k.one_dof and getattr(obj, "dof", 1) != 1:
+                    raise VartError(f"{k.name}s are for 1-DoF joints; this one has {obj.dof}")
+                k.set(lk, obj, values)
 
 
 def from_dict(doc) -> tuple[Linkage, Settings]:
@@ -233,8 +273,8 @@ def from_dict(doc) -> tuple[Linkage, Settings]:
     for key in ("links", "joints"):
         if not isinstance(doc[key], list):
             top.fail(key, "a list")
-    links = [_Obj(v, f"links[{i}]", _LINK) for i, v in enumerate(doc["links"])]
-    joints = [_Obj(v, f"joints[{i}]", _JOINT) for i, v in enumerate(doc["joints"])]
+    links = [_Obj(v, f"links[{i}]", _LINK, _LINK_OWN) for i, v in enumerate(doc["links"])]
+    joints = [_Obj(v, f"joints[{i}]", _JOINT, _JOINT_OWN) for i, v in enumerate(doc["joints"])]
     for o in links:
         name = o.text("name")
         with _blame(o.path):
@@ -250,8 +290,10 @@ def from_dict(doc) -> tuple[Linkage, Settings]:
                          lower=_no_limit(lower, -1), upper=_no_limit(upper, 1))
     _tree(lk, links, joints)
     for o in links:
-        root = o.obj("root", _ROOT)
-        _apply_goals(lk, root, o.value["name"], 6, root=True)
+        name = o.value["name"]
+        _apply_goals(lk, o.obj("root", _ROOT, required=_ROOT[:2]), lk.roots[name],
+                     _ROOT_KINDS, 6)
+        _apply_goals(lk, o, lk.links[name], GK.settable("link"), 0)
     for o in joints:
         _joint_goals(lk, o)
     with _blame("gravity"):
@@ -324,7 +366,7 @@ def _tree(lk: Linkage, links: list, joints: list):
     """The spanning tree of the file: its tree flags, then each tree joint's stored q."""
     poses = lk.poses()
     for o in links:
-        root = o.obj("root", _ROOT)
+        root = o.obj("root", _ROOT, required=_ROOT[:2])
         lk.roots[o.value["name"]].tree_dir = 1 if root.flag("tree") else 0
     for o in joints:
         t = o.value["tree"]
@@ -347,7 +389,7 @@ def _tree(lk: Linkage, links: list, joints: list):
         if root.is_tree != o.value["root"]["tree"]:
             raise ModelFileError(f"model file: {o.path}.root.tree: the joints' tree flags "
                                  "carry this link already, or none does")
-        r = o.obj("root", _ROOT)
+        r = o.obj("root", _ROOT, required=_ROOT[:2])
         if root.is_tree:
             root.q = np.array(r.floats("q", 6), dtype=float)
         elif r.value["q"] is not None:
@@ -357,11 +399,7 @@ def _tree(lk: Linkage, links: list, joints: list):
 def _joint_goals(lk: Linkage, o: _Obj):
     name = o.value["name"]
     j = lk.joints[name]
-    _apply_goals(lk, o, name, j.dof, root=False)
-    spring = o.obj("spring", ("stiffness", "rest"), null=True)
-    if spring is not None:
-        with _blame(spring.path):
-            lk.set_stiffness(name, spring.number("stiffness"), spring.floats("rest", 1))
+    _apply_goals(lk, o, j, GK.settable("joint"), j.dof)
     mimic = o.obj("mimic", ("leader", "multiplier", "offset"), null=True)
     if mimic is not None:
         with _blame(mimic.path):

@@ -19,12 +19,15 @@ GROUND = None
 
 @dataclass(eq=False)
 class Link:
-    """A rigid body. ``com`` is the centre of mass in the link frame (m); mass in kg."""
+    """A rigid body. ``com`` is the centre of mass in the link frame (m); mass in kg.
+    ``goals``: the values of the link's goals of the kinds stored generically, by kind name
+    (:mod:`.goal_store`)."""
 
     name: str
     mass: float = 0.0
     com: np.ndarray = field(default_factory=lambda: np.zeros(3))
     virtual: bool = False
+    goals: dict = field(default_factory=dict)
 
 
 @dataclass(eq=False)
@@ -61,6 +64,7 @@ class Joint:
     stiffness: float = 0.0
     rest_q: np.ndarray | None = None
     mimic: tuple[str, float, float] | None = None
+    goals: dict = field(default_factory=dict)
 
     @property
     def dof(self) -> int:
@@ -83,4 +87,6 @@ class Joint:
         for k, v in c.__dict__.items():
             if isinstance(v, np.ndarray):
                 setattr(c, k, v.copy())
+        c.goals = {k: {n: x.copy() if isinstance(x, np.ndarray) else x for n, x in v.items()}
+                   for k, v in self.goals.items()}
         return c

@@ -9,7 +9,7 @@ import numpy as np
 from . import se3
 from . import validate as V
 from .errors import VartError
-from .goal_kinds import Q_FIELDS
+from .goal_kinds import KINDS, Q_FIELDS
 from .joint_types import INVERTIBLE, joint_type
 from .linkage_core import LinkageCore
 from .parts import Joint, Link
@@ -223,6 +223,11 @@ class TreeEditing(LinkageCore):
             goal = getattr(j, attr)
             if goal is not None:  # the goal configuration of the inverse motion
                 setattr(j, attr, inverse_config(j.jtype, goal, j.pitch))
+        for kind in KINDS:  # the configurations of the goals stored generically
+            for v in kind.values:
+                if v.kind == "config" and kind.name in j.goals:
+                    vals = j.goals[kind.name]
+                    vals[v.name] = inverse_config(j.jtype, vals[v.name], j.pitch)
         if was_tree:
             j.tree_dir = -j.tree_dir
             # Not make_ground_link: self.poses() would now mix the edited joint with the cached model.

@@ -254,26 +254,33 @@ def test_id_pointer_follows_a_rename_and_write_back_refreshes_the_name():
     assert math.isfinite(bridge.linkage.joint("hinge").q[0])
 
 
-def test_the_goal_field_table_matches_the_joint_record_and_the_solver():
-    """One row per stored goal field: a field of JointData of the same name, of a solver goal
-    kind, and known to the schema; a JointData goal field missing from the table fails here."""
+def test_the_stored_goals_are_derived_from_the_solver_kinds_and_match_the_records():
+    """Issue 34, item 1: every goal kind a user sets has its stored keys (a joint's or a
+    link's), known to the schema; the first kinds' keys are the record's explicit fields
+    (structure aside), any later kind's live in ``goals``; the link's lock is its root
+    joint's lock kind."""
     from dataclasses import fields as dc_fields
 
     from vart_addon.bridge import goal_fields as GF
     from vart_addon.bridge import schema as S
-    from vart_addon.bridge.records import JointData
-    from vart_addon.solver.goal_kinds import KIND
+    from vart_addon.bridge.records import JointData, LinkData
+    from vart_addon.solver import goal_kinds as GK
     structure = {"name", "child", "type", "parent", "parent_name", "T_parent_mob",
-                 "T_child_frame", "q", "lower", "upper", "pitch", "virtual", "tree", "mimic"}
-    record = [f.name for f in dc_fields(JointData)]
-    assert set(record) - structure == set(GF.KEYS)
-    assert set(GF.KEYS) <= set(S._JOINT_KEYS)
-    for f in GF.GOAL_FIELDS:
-        assert f.goal in KIND, f
-        if f.value == "config":
-            assert f.key in KIND[f.goal].q_fields, f
-        else:
-            assert f.solver_field in KIND[f.goal].q_fields + KIND[f.goal].fields, f
+                 "T_child_frame", "q", "lower", "upper", "pitch", "virtual", "tree", "mimic",
+                 "goals"}
+    record = {f.name for f in dc_fields(JointData)} - structure
+    assert record == {k for g in GF.joint_goals() if (g.owner, g.name) in GF._LEGACY
+                      for k in g.all_keys}
+    assert [g.kind for g in GF.joint_goals()] == list(GK.settable("joint"))
+    assert [g.kind for g in GF.link_goals()] == [GK.KIND["lock"], *GK.settable("link")]
+    assert set(GF.keys("joint")) <= set(S._JOINT_KEYS)
+    assert set(GF.keys("link")) <= set(S._LINK_KEYS)
+    assert {f.name for f in dc_fields(LinkData)} - {"name", "mass", "com", "virtual",
+                                                     "root_tree", "goals"} == \
+        {"locked", "lock_pose"}
+    for g in GF.joint_goals() + GF.link_goals():
+        assert len(g.keys) == len(g.values) and len(set(g.all_keys)) == len(g.all_keys)
+        assert g.switch or any(v.kind in ("mask", "scalar") for v in g.values), g.name
 
 
 @pytest.mark.parametrize("key, index, value", [

@@ -130,7 +130,8 @@ OPERATOR_IDS = ["make_links", "add_joint", "add_virtual_link", "remove_joint",
                 "set_joint_frame_from_cursor", "change_joint_type", "lock", "unlock",
                 "set_target", "clear_target", "set_posture", "clear_posture", "set_limits",
                 "make_tree_joint", "make_closure_joint", "invert_joint", "make_ground_link",
-                "split_link", "rename_joint", "merge_joint", "set_mass", "set_stiffness", "operate_joint",
+                "split_link", "rename_joint", "merge_joint", "set_mass", "set_stiffness", "clear_spring",
+                "operate_joint",
                 "solve"]
 #: The animation operators (vart_addon.operators.animate), also in the Vart menu.
 ANIMATION_IDS = ["drag", "operate_joint_modal", "key_joint", "key_pose", "bake"]

@@ -383,7 +383,7 @@ def test_active_joint_and_link_panels_show_goals_and_link_fields():
     text = labels(draw(PJ.VART_PT_active_joint))
     assert "A \u2192 B" in text and "real, tree" in text
     assert any(t.startswith("Target: 28.65") for t in text), text
-    assert any(t.startswith("Stiffness: 3 N\u00b7m/rad") for t in text), text
+    assert any(t.startswith("Spring: 3 N\u00b7m/rad, rest 17.19") for t in text), text
     sv.active_joint = "loop"
     assert "real, closure" in labels(draw(PJ.VART_PT_active_joint))
     bpy.context.view_layer.objects.active = b
