@@ -106,7 +106,8 @@ def load_athlete(context, straight=()) -> Built:
     """The hexapod standing at the 3D cursor (:func:`standing_pose`)."""
     q, height = standing_pose(straight)
     o = _origin(context)
-    robot = _import(context, "athlete", q=q, base_pose=at(o + (0.0, 0.0, height)))
+    robot = _import(context, "athlete", q=q, base_pose=at(o + (0.0, 0.0, height)),
+                    place_on_ground=False)  # its wheels on the 3D cursor's height
     return Built("athlete", robot.collection, dict(robot), [])
 
 

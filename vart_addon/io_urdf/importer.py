@@ -8,8 +8,9 @@ What the scene gets (decisions, each tested in ``tests/blender/test_io_urdf*.py`
   would move a hexapod's pinned wheels by 1e-5 m): vart's joints hold the tree, a solve
   writes each link's world matrix, and moving, rotating or keying the root link by hand moves
   the rest with it (:mod:`vart_addon.drag.root_follow`).
-- **Placed on the ground** (``place_on_ground``, the import operator's default, for a robot
-  whose root is free): the lowest point of its geometry on z = 0.
+- **Placed on the ground** (``place_on_ground``; by default, here and in the import operator,
+  for a robot whose root is free: :func:`places_on_ground`): the lowest point of its geometry
+  on z = 0; a *Fixed Base* robot placed when asked, its base pose moved.
 - **SRDF** (:mod:`vart_addon.formats.urdf.srdf`): a group state as the start, and the
   ``disable_collisions`` pairs as the clearance check's ignored pairs.
 - Each ``<visual>`` becomes a child object of its link's Empty, with its mesh and colour: see
@@ -35,6 +36,7 @@ import os
 
 import bpy
 import numpy as np
+from mathutils import Matrix
 
 from ..formats.urdf import files as urdf
 from ..formats.urdf import srdf as srdf_files
@@ -48,8 +50,8 @@ from .errors import IoError
 # Re-imported: part of this module's API (used by .exporter and the tests).
 from .visuals import MISSING_KEY, VisualBuilder
 
-__all__ = ["import_urdf", "ImportedRobot", "SOURCE_KEY", "MISSING_KEY", "MAX_SOURCE_CHARS",
-           "read_source"]
+__all__ = ["import_urdf", "places_on_ground", "ImportedRobot", "SOURCE_KEY", "MISSING_KEY",
+           "MAX_SOURCE_CHARS", "read_source"]
 
 #: Collection property holding the imported URDF: ``{"file": path, "text": URDF text}``.
 SOURCE_KEY = "vart_urdf"
@@ -81,7 +83,7 @@ class ImportedRobot(dict):
 def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, start="zero",
                 start_file=None, base_pose=None, fixed_base: bool = False,
                 use_env: bool = True, xacro_args=None, progress=None, srdf=True,
-                srdf_state=None, place_on_ground: bool = False) -> ImportedRobot:
+                srdf_state=None, place_on_ground: bool | None = None) -> ImportedRobot:
     """Import the URDF file ``path`` into ``scene`` (default: the scene of ``context``, or the
     current one). ``search_paths``: extra folders for ``package://`` and relative mesh paths
     (see :mod:`vart_addon.formats.urdf.mesh_paths`; ``use_env`` adds ROS_PACKAGE_PATH / AMENT_PREFIX_PATH).
@@ -96,12 +98,13 @@ def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, star
     clearance check (``scene.vart.clearance_ignored``, when vart is registered).
     ``base_pose``: the root link's world pose (4x4; default identity). ``fixed_base``: hold
     the root to the world by a virtual fixed joint. ``place_on_ground``: move the robot up
-    or down so that the lowest point of its geometry lies on z = 0, when its root is free
-    (neither ``fixed_base`` nor a ``world`` root; the import operator's default). A
-    ``*.xacro`` file (or a URDF that uses
-    xacro) is expanded first by
-    ROS's xacro with ``xacro_args`` (name -> value; ``$(find pkg)`` found as mesh packages
-    are: :mod:`vart_addon.formats.urdf.xacro_files`), and the URDF it gives is imported.
+    or down so that the lowest point of its geometry lies on z = 0; None (the default, and
+    the import operator's): when its root is free, neither ``fixed_base`` nor a ``world``
+    root (:func:`places_on_ground`); True: a ``fixed_base`` robot too (its base pose moved
+    up or down; a ``world`` root cannot move: a warning says so); False: never. A
+    ``*.xacro`` file (or a URDF that uses xacro) is expanded first by ROS's xacro with
+    ``xacro_args`` (name -> value; ``$(find pkg)`` found as mesh packages are:
+    :mod:`vart_addon.formats.urdf.xacro_files`), and the URDF it gives is imported.
     ``progress(done, total)`` is called after each link's visuals are built (their meshes
     read: most of a big robot's import time), ``total`` being the robot's links.
 
@@ -144,9 +147,31 @@ def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, star
     builder = _Builder(ctx, scene, path, text, robot, lk, umap, search_paths, use_env)
     builder.progress = progress
     builder.srdf = sr
-    builder.ground = bool(place_on_ground) and not fixed_base and robot.root_link != "world"
     builder.warnings += xacro_warnings + umap.warnings + pose_warnings  # the readers' first
+    builder.ground = places_on_ground(robot, fixed_base, place_on_ground)
+    if place_on_ground and robot.root_link == "world":
+        builder.warnings.append("Place on Ground passed over: the URDF fixes the robot to its "
+                                "link 'world' (the ground)")
+    if builder.ground and fixed_base:  # the virtual fixed joint's base pose moves
+        def relink(dz: float):
+            moved = np.eye(4)
+            moved[2, 3] = dz
+            return linkage_from_urdf(
+                robot, {**pose, **(q or {})}, start="zero" if start == "srdf" else start,
+                base_pose=moved @ (np.eye(4) if base_pose is None else np.asarray(base_pose)),
+                fixed_base=True)[0]
+        builder.relink = relink
     return builder.run()
+
+
+def places_on_ground(robot, fixed_base: bool, place_on_ground: bool | None = None) -> bool:
+    """Whether an import of ``robot`` (a URDF Robot) puts it on the ground: ``place_on_ground``
+    when given (True or False), else (None, the default of :func:`import_urdf` and of the
+    import operator) when its root is free: not ``fixed_base`` and not fixed by the URDF to a
+    link ``world``. A ``world`` root is never moved."""
+    if robot.root_link == "world":
+        return False
+    return not fixed_base if place_on_ground is None else bool(place_on_ground)
 
 
 def _srdf(path: str, robot, srdf, needed: bool):
@@ -185,6 +210,9 @@ class _Builder:
         self.progress = None  # progress(done, total), per link whose visuals are built
         self.srdf = None  # the robot's SRDF (read), whose disable_collisions pairs it stores
         self.ground = False  # place the robot on the ground
+        #: for a fixed base placed on the ground: dz (m) -> the linkage with its base pose
+        #: moved up by dz
+        self.relink = None
         self.visual_builder = VisualBuilder(ctx, self.path, search_paths, use_env,
                                             self.warnings, self.missing)
 
@@ -215,8 +243,19 @@ class _Builder:
         if any(v.texture for link in robot.links for v in link.visuals):
             self.warnings.append("textures are not imported (only colours)")
 
+        placed = 0.0
+        if self.ground and self.relink is not None:  # held to the world: its base pose moves
+            low = RO.lowest_point(obs.values(), self._depsgraph())
+            if low:
+                lk = self.lk = self.relink(-low)
+                poses = lk.poses()
+                for n, ob in obs.items():
+                    ob.matrix_world = Matrix(poses[n].tolist())
+                placed = -low
         RO.write_records(lk, obs, joint_name, poses)  # then read back: see RO
-        obs.placed = RO.place_on_ground(obs.values(), self._depsgraph) if self.ground else 0.0
+        if self.ground and self.relink is None:
+            placed = RO.place_on_ground(obs.values(), self._depsgraph)
+        obs.placed = placed
         obs.ignored = RO.store_ignored(self.scene, obs, self.srdf, self.warnings)
 
         obs.robot, obs.collection = robot, coll

@@ -50,6 +50,11 @@ def _select(context, obs, active=None):
         vl.objects.active = active
 
 
+#: Import URDF's *Place on Ground* -> ``import_urdf(place_on_ground=)``: None is the API's
+#: default rule (:func:`vart_addon.io_urdf.importer.places_on_ground`), shared.
+PLACE_ON_GROUND = {'FREE': None, 'ON': True, 'OFF': False}
+
+
 # bpy_extras' stubs declare ImportHelper.check -> None (clashes with Operator's).
 class VART_OT_import_urdf(bpy.types.Operator, ImportHelper):  # type: ignore[misc]
     bl_idname = "vart.import_urdf"
@@ -99,10 +104,15 @@ class VART_OT_import_urdf(bpy.types.Operator, ImportHelper):  # type: ignore[mis
     srdf_state: StringProperty(
         name="Group State",
         description="With Start = SRDF Group State: its name (empty: the SRDF's first)")
-    place_on_ground: BoolProperty(
-        name="Place on Ground", default=True,
-        description="Move a robot whose root is free (not Fixed Base) up or down so that the "
-                    "lowest point of its geometry lies on z = 0")
+    place_on_ground: EnumProperty(
+        name="Place on Ground",
+        description="Move the robot up or down so that the lowest point of its geometry lies "
+                    "on z = 0",
+        items=[('FREE', "Floating Base", "When the robot's root is free: not Fixed Base, and "
+                "not fixed to a 'world' link by the URDF"),
+               ('ON', "On", "Also a Fixed Base robot (its base moves up or down)"),
+               ('OFF', "Off", "Where the URDF puts the robot: its root at the origin")],
+        default='FREE')
 
     @classmethod
     def poll(cls, context):
@@ -135,7 +145,7 @@ class VART_OT_import_urdf(bpy.types.Operator, ImportHelper):  # type: ignore[mis
                                   if self.start == 'FILE' else None,
                                   srdf=bpy.path.abspath(self.srdf_file) if self.srdf_file
                                   else True, srdf_state=self.srdf_state or None,
-                                  place_on_ground=self.place_on_ground)
+                                  place_on_ground=PLACE_ON_GROUND[self.place_on_ground])
         except (IoError, UrdfError, *support.ERRORS) as e:
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}

@@ -1,5 +1,6 @@
 """Issue 32.3-4 in Blender, on example-robot-data's robots: *Place on Ground* (an import option,
-on by default for a free root; an operator), the whole robot following its root link moved by
+on by default for a free root, in the operator and in import_urdf alike; asked for, a fixed
+base too; an operator), the whole robot following its root link moved by
 hand, and the SRDF: its group state as the start, its disable_collisions pairs as the
 clearance check's ignored pairs, the Will It Run? list to add and remove pairs."""
 from __future__ import annotations
@@ -10,14 +11,18 @@ import pytest
 from mathutils import Matrix
 
 from pinocchio_check import ROBOTS
+from repo_paths import DATA
 from vart_addon.checks import clearance as CL
 from vart_addon.drag import root_follow
+from vart_addon.formats.urdf import files as urdf
 from vart_addon.io_urdf import robot_objects as RO
 from vart_addon.io_urdf.exporter import depsgraph_of
-from vart_addon.io_urdf.importer import import_urdf
+from vart_addon.io_urdf.importer import import_urdf, places_on_ground
+from vart_addon.solver import se3
 
 TALOS = ROBOTS / "talos_data" / "robots" / "talos_reduced.urdf"
 SOLO = ROBOTS / "solo_description" / "robots" / "solo12.urdf"
+GANTRY = DATA / "gantry.urdf"  # its root link: 'world'
 pytestmark = pytest.mark.skipif(not TALOS.is_file(), reason="example-robot-data is a dev "
                                 "dependency")
 
@@ -33,17 +38,60 @@ def test_the_import_operator_places_a_free_robot_on_the_ground(vart_registered, 
     obs = {ob.name: ob for ob in bpy.context.scene.objects if "vart" in ob.keys()}
     assert abs(RO.lowest_point(list(obs.values()), depsgraph_of(bpy.context, bpy.context.scene))) \
         < 1e-6
-    # off, or with a fixed base: where the URDF puts it (solo's feet 0.336 m below its root)
+    # with Fixed Base, by default where the URDF puts it; On places it too; Off never
+    for fixed, option, placed in ((True, 'FREE', False), (True, 'ON', True),
+                                  (False, 'OFF', False)):
+        bpy.ops.wm.read_factory_settings(use_empty=True)
+        vart_registered.register()
+        assert bpy.ops.vart.import_urdf(filepath=str(SOLO), fixed_base=fixed,
+                                        place_on_ground=option) == {'FINISHED'}
+        out = capsys.readouterr()
+        assert ("placed on the ground (+336" in out.out + out.err) is placed, option
+        scene = bpy.context.scene
+        assert RO.lowest_point([ob for ob in scene.objects if "vart" in ob.keys()],
+                               depsgraph_of(bpy.context, scene)) == \
+            pytest.approx(0.0 if placed else -0.336, abs=1e-3)
+
+
+def test_import_urdf_places_a_floating_base_by_default_and_as_told(vart_registered):
+    """The Python API and the operator share one rule (importer.places_on_ground): None (the
+    default) places a free root, not a fixed one; True and False are followed."""
+    cases = [({}, 0.336), ({"place_on_ground": False}, 0.0), ({"place_on_ground": True}, 0.336),
+             ({"fixed_base": True}, 0.0), ({"fixed_base": True, "place_on_ground": False}, 0.0)]
+    for kw, up in cases:
+        bpy.ops.wm.read_factory_settings(use_empty=True)
+        vart_registered.register()
+        obs = import_urdf(SOLO, **kw)
+        assert obs.placed == pytest.approx(up, abs=1e-3), kw
+        assert lowest(obs) == pytest.approx(up - 0.336, abs=1e-3), kw
+    # a fixed base told to: its base pose moves, the joint holding it to the world with it
     bpy.ops.wm.read_factory_settings(use_empty=True)
-    obs = import_urdf(SOLO, place_on_ground=False)
-    assert lowest(obs) == pytest.approx(-0.336, abs=1e-3)
-    bpy.ops.wm.read_factory_settings(use_empty=True)
-    obs = import_urdf(SOLO, place_on_ground=True, fixed_base=True)
-    assert obs.placed == 0.0 and lowest(obs) == pytest.approx(-0.336, abs=1e-3)
+    vart_registered.register()
+    base = se3.make_pose(se3.so3_exp(np.array([0.0, 0.0, 0.4])), [1.0, 2.0, 3.0])
+    obs = import_urdf(SOLO, fixed_base=True, place_on_ground=True, base_pose=base)
+    assert obs.placed == pytest.approx(0.336 - 3.0, abs=1e-3) and abs(lowest(obs)) < 1e-6
+    T = np.array(obs["base_link"].matrix_world)
+    np.testing.assert_allclose(T[:3, :3], base[:3, :3], atol=1e-6)
+    np.testing.assert_allclose(T[:3, 3], [1.0, 2.0, 0.336], atol=1e-3)
+    before = {n: np.array(ob.matrix_world) for n, ob in obs.items()}
+    assert bpy.ops.vart.solve() == {'FINISHED'}  # nothing torn: a solve leaves it there
+    for n, ob in obs.items():
+        np.testing.assert_allclose(np.array(ob.matrix_world), before[n], atol=1e-5, err_msg=n)
+    # a root the URDF fixes to its 'world' link cannot move: left, with a warning when asked
+    for kw, warned in (({}, False), ({"place_on_ground": True}, True)):
+        bpy.ops.wm.read_factory_settings(use_empty=True)
+        obs = import_urdf(GANTRY, **kw)
+        assert obs.placed == 0.0
+        assert any("Place on Ground passed over" in w for w in obs.warnings) is warned
+    # the rule, for (free, fixed base) x (None, True, False)
+    for robot, want in ((urdf.read_urdf(SOLO), [True, True, False, False, True, False]),
+                        (urdf.read_urdf(GANTRY), [False] * 6)):
+        assert [places_on_ground(robot, fixed, p) for fixed in (False, True)
+                for p in (None, True, False)] == want
 
 
 def test_place_on_ground_moves_the_active_links_robot(vart_registered):
-    obs = import_urdf(SOLO)
+    obs = import_urdf(SOLO, place_on_ground=False)
     before = {n: np.array(ob.matrix_world) for n, ob in obs.items()}
     vl = bpy.context.view_layer
     vl.objects.active = obs["FL_FOOT"]

@@ -173,7 +173,7 @@ def test_primitives_are_generated_meshes(scene):
 # ---- kinematics -------------------------------------------------------------------------------
 @pytest.mark.parametrize("path", [ARM6, ROVER, GANTRY], ids=lambda p: p.stem)
 def test_link_poses_for_random_configurations(scene, path):
-    obs = import_urdf(path)
+    obs = import_urdf(path, place_on_ground=False)  # the root where the URDF puts it
     check_poses(scene, obs, {})
     rng = np.random.default_rng(11)
     for _ in range(4):
@@ -186,7 +186,7 @@ def test_import_at_a_configuration_and_base_pose(scene):
     robot = urdf.read_urdf(ARM6)
     q = random_q(robot, np.random.default_rng(3))
     base = se3.make_pose(se3.so3_exp(np.array([0.2, -0.4, 1.0])), [1.0, -2.0, 0.5])
-    obs = import_urdf(ARM6, q=q, base_pose=base)
+    obs = import_urdf(ARM6, q=q, base_pose=base, place_on_ground=False)  # the pose as given
     check_poses(scene, obs, q, base=base)
 
 
@@ -247,8 +247,8 @@ def test_search_paths(scene, tmp_path):
 
 # ---- names ------------------------------------------------------------------------------------
 def test_importing_twice_renames_objects_and_joints(scene):
-    a = import_urdf(ARM6)
-    b = import_urdf(ARM6, base_pose=se3.make_pose(np.eye(3), [1.0, 0, 0]))
+    a = import_urdf(ARM6, place_on_ground=False)
+    b = import_urdf(ARM6, base_pose=se3.make_pose(np.eye(3), [1.0, 0, 0]), place_on_ground=False)
     assert set(a) == set(b)
     assert b["base_link"].name == "base_link.001" and b.joints["elbow"] == "elbow.001"
     data = read_scene(scene.objects)

@@ -23,7 +23,7 @@ def links() -> dict:
 
 
 def test_a_xacro_file_imports_through_the_operator_with_its_arguments(vart_registered):
-    assert bpy.ops.vart.import_urdf(filepath=str(ARM), place_on_ground=False,
+    assert bpy.ops.vart.import_urdf(filepath=str(ARM), place_on_ground='OFF',
                                     xacro_args="upper_length:=0.8 with_tool:=false") == \
         {'FINISHED'}
     obs = links()

@@ -87,7 +87,7 @@ def test_urdf_files_pinocchio_loads_import_with_their_warnings(vart_registered, 
         '<joint name="j" type="revolute"><parent link="a"/><child link="b"/>'
         '<axis xyz="0 0 1"/><limit lower="1" upper="-1" effort="1" velocity="1"/></joint>'
         '</robot>')
-    assert bpy.ops.vart.import_urdf(filepath=str(path), place_on_ground=False) == {'FINISHED'}
+    assert bpy.ops.vart.import_urdf(filepath=str(path), place_on_ground='OFF') == {'FINISHED'}
     text = report(capsys)
     assert "(3 warnings)" in text
     for said in ("<limit> lower 1 > upper -1: read as [-1, 1]", "<plane> is not URDF geometry",

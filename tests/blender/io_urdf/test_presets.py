@@ -149,7 +149,7 @@ def test_the_robot_may_stand_elsewhere(setup_scene, tmp_path):
     scene = bpy.context.scene
     base = se3.make_pose(se3.so3_exp(np.array([0, 0, 1.0])), [2, 1, 0])
     import_urdf(ARM6, q={"elbow": 0.5, "shoulder_lift": -0.3, "left_finger_joint": 0.02},
-                base_pose=base)
+                base_pose=base, place_on_ground=False)
     bpy.context.view_layer.update()
     real_before = {ob.name: rigid(ob) for ob in scene.objects if "vart" in ob.keys()}
     load_preset(d, scene=scene)
