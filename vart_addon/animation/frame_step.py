@@ -50,15 +50,18 @@ class FrameSolution:
     unmet: list
 
 
-def input_errors(lk, inputs: Inputs, poses: dict, targets: dict) -> dict:
+def input_errors(lk, inputs: Inputs, poses: dict, joint_targets: dict,
+                 link_targets: dict) -> dict:
     """Goal name -> how far the solution is from each input's target (largest DoF error, m
-    or rad; for a link the larger of its position error and rotation angle, masked)."""
+    or rad; for a link the larger of its position error and rotation angle, masked).
+    ``joint_targets``: joint name -> q; ``link_targets``: link name -> ``T_world_link`` (apart:
+    a joint may have the name of a link, as the hexapod's wheel joints have their wheels')."""
     out = {}
     for jn, (_, mask) in inputs.joints.items():
         j = lk.joints[jn]
-        out[TARGET.goal_id(j)] = float(np.abs(j.q - targets[jn])[mask].max())
+        out[TARGET.goal_id(j)] = float(np.abs(j.q - joint_targets[jn])[mask].max())
     for ln, mask in inputs.links.items():
-        T, Tt = poses[ln], targets[ln]
+        T, Tt = poses[ln], link_targets[ln]
         e = 0.0
         if mask[:3].any():
             e = float(np.linalg.norm((T[:3, 3] - Tt[:3, 3])[mask[:3]]))
@@ -124,20 +127,20 @@ class FrameSolver:
                             "can be baked")
         if prev is not None:
             model.q_to_joints(prev)
-        targets = {}
+        joint_targets, link_targets = {}, {}
         for jn, (child, mask) in inputs.joints.items():
-            targets[jn] = np.array(obs[child][S.KEY]["joints"][jn]["q"], float)
-            lk.set_target(jn, targets[jn], mask)
+            joint_targets[jn] = np.array(obs[child][S.KEY]["joints"][jn]["q"], float)
+            lk.set_target(jn, joint_targets[jn], mask)
         for ln, mask in inputs.links.items():
-            targets[ln] = P.rigid_and_scale(P.observe(obs[ln]), ln)[0]
-            lk.set_link_target(ln, targets[ln], mask)
+            link_targets[ln] = P.rigid_and_scale(P.observe(obs[ln]), ln)[0]
+            lk.set_link_target(ln, link_targets[ln], mask)
         st = bridge.solve(self.settings, sync=False)
         q = model.q_from_joints()
         T = model.world_poses(q)  # remembered: write_back reads the same poses
         if not np.isfinite(T).all():
             raise BakeError(f"frame {frame}: the solution is not finite; nothing was keyed")
         poses = {nm: T[i] for nm, i in model.index.items() if nm is not None}
-        errs = input_errors(lk, inputs, poses, targets)
+        errs = input_errors(lk, inputs, poses, joint_targets, link_targets)
         unmet = [g for g in st.unmet if g not in errs]
         unmet += [g for g, e in errs.items() if e > self.input_tol]
         return FrameSolution(frame, q, T, poses, st, errs, unmet)
