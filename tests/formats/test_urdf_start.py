@@ -101,6 +101,32 @@ def test_vart_s_own_klampt_path_of_a_robot_is_its_pose_file(tmp_path):
     assert not [w for w in warnings if "passed over" in w]
 
 
+@pytest.mark.parametrize("ext", (".csv", ".json"))
+def test_vart_s_own_csv_and_json_of_a_robot_with_its_base_are_its_pose_file(tmp_path, ext):
+    """Issue 32, item 8: a .csv or ROS .json vart exported of a robot whose base moves (its
+    base columns or MultiDOFJointTrajectory beside the joints) is that robot's Pose File: the
+    joints' first sample, the base passed over."""
+    from vart_addon.formats.trajectory.base_motion import BaseMotion
+    from vart_addon.formats.trajectory.files import export_motion
+    from vart_addon.formats.trajectory.model import Trajectory
+    from vart_addon.formats.urdf.start import start_from_file
+    robot = _solo12()
+    free = sorted(j.name for j in robot.joints if j.type == "revolute" and j.mimic is None)
+    rng = np.random.default_rng(2)
+    want = {n: float(rng.uniform(-0.3, 0.3)) for n in free}
+    pos = np.array([[want[n] for n in free], [want[n] + 0.1 for n in free]])
+    base = BaseMotion("base_link", np.array([[0.1, 0.2, 0.3, 0, 0, 0, 1.0],
+                                             [0.4, 0.2, 0.3, 0, 0, 0, 1.0]]))
+    path = tmp_path / f"solo{ext}"
+    export_motion(Trajectory(free, np.array([0.0, 1.0]), pos, base=base), path,
+                  every_frame=True)
+    assert ("base:base_link/" if ext == ".csv" else "multi_dof_joint_trajectory") \
+        in path.read_text()  # the base is in the file
+    values, warnings = start_from_file(robot, path)
+    assert values == pytest.approx(want, abs=1e-9)
+    assert warnings == [f"start pose: solo{ext} has 2 samples; the first is used"]
+
+
 def test_a_pose_file_column_in_the_wrong_unit_is_refused(tmp_path):
     """Issue 32, item 8: a CSV column in [m] for a revolute joint is refused as Import
     Trajectory refuses it (it was applied silently)."""

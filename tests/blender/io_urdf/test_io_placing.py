@@ -144,6 +144,37 @@ def test_a_keyed_root_carries_the_robot_and_baked_links_keep_their_keys(vart_reg
     assert root_follow.follow(scene) == 0  # nothing left to follow
 
 
+def test_a_bake_is_the_same_with_the_root_following_and_without(vart_registered):
+    """Story 2 (the hexapod's root is free: the handlers watch it) baked with the root-follow
+    handlers and without them keys the same poses, to the bit: a bake writes every link,
+    so the handlers leave it alone."""
+    def baked() -> dict:
+        scene = bpy.context.scene
+        assert bpy.ops.vart.add_example(example="trenching") == {'FINISHED'}
+        scene.vart.check_after_bake = False
+        assert bpy.ops.vart.bake() == {'FINISHED'}
+        out = {}
+        for f in range(scene.frame_start, scene.frame_end + 1, 7):
+            scene.frame_set(f)
+            out[f] = {ob.name: np.array(ob.matrix_world) for ob in scene.objects
+                      if "vart" in ob.keys()}
+        return out
+
+    following = baked()
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    vart_registered.register()
+    root_follow.unregister()
+    try:
+        alone = baked()
+    finally:
+        root_follow.register()
+    assert following.keys() == alone.keys()
+    for f, poses in following.items():
+        assert poses.keys() == alone[f].keys()
+        for n, M in poses.items():
+            assert np.array_equal(M, alone[f][n]), (f, n)
+
+
 def test_srdf_start_and_its_pairs_ignored_by_the_clearance_check(vart_registered, capsys):
     assert bpy.ops.vart.import_urdf(filepath=str(TALOS), start='SRDF') == {'FINISHED'}
     out = capsys.readouterr()
@@ -172,6 +203,38 @@ def test_srdf_start_and_its_pairs_ignored_by_the_clearance_check(vart_registered
     assert bpy.ops.vart.add_ignored_pair() == {'CANCELLED'}  # ignored already
     assert bpy.ops.vart.remove_ignored_pair() == {'FINISHED'} and len(rows) == n
     assert bpy.ops.vart.clear_ignored_pairs() == {'FINISHED'} and len(rows) == 0
+
+
+def test_a_chosen_srdf_replaces_the_one_found_and_none_reads_none(vart_registered, tmp_path,
+                                                                   capsys):
+    """solo12 ships solo.srdf (12 disable_collisions pairs, state 'standing'); an SRDF chosen
+    in the dialog (a small file written here) is read instead: its group state named in
+    the dialog, its one pair. ``srdf=False`` reads none."""
+    chosen = tmp_path / "mine.srdf"
+    chosen.write_text('<?xml version="1.0"?>\n<robot name="solo">\n'
+                      '  <group name="all"><joint name="FL_KFE"/></group>\n'
+                      '  <group_state name="first" group="all"><joint name="FL_KFE" '
+                      'value="0.5"/></group_state>\n'
+                      '  <group_state name="bent" group="all"><joint name="FL_KFE" '
+                      'value="-1.0"/></group_state>\n'
+                      '  <disable_collisions link1="FL_UPPER_LEG" link2="FR_UPPER_LEG" '
+                      'reason="Never"/>\n</robot>\n')
+    assert bpy.ops.vart.import_urdf(filepath=str(SOLO), start='SRDF', srdf_file=str(chosen),
+                                    srdf_state="bent") == {'FINISHED'}
+    out = capsys.readouterr()
+    assert "1 pairs ignored by the clearance check (SRDF)" in out.out + out.err
+    scene = bpy.context.scene
+    rows = scene.vart.clearance_ignored
+    assert [{r.a.name, r.b.name} for r in rows] == [{"FL_UPPER_LEG", "FR_UPPER_LEG"}]
+    knee = scene.objects["FL_LOWER_LEG"]["vart"]["joints"]["FL_KFE"]["q"][0]
+    assert knee == pytest.approx(-1.0)
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    vart_registered.register()
+    obs = import_urdf(SOLO, srdf=False)
+    assert obs.ignored == 0 and len(bpy.context.scene.vart.clearance_ignored) == 0
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    vart_registered.register()
+    assert import_urdf(SOLO).ignored == 12  # found beside it by default
 
 
 def test_a_start_that_needs_an_srdf_without_one_adds_nothing(vart_registered, tmp_path):
