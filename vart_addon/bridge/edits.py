@@ -98,7 +98,7 @@ def link_record(lk, name: str, old: LinkData | None) -> LinkData:
     def payload(key, value):  # a goal that is off keeps what is stored
         return getattr(old, key) if old is not None else value.zero(0)
 
-    own, goals = GF.split(GF.from_solver(lk, name, payload, "link"), _LINK_FIELDS)
+    own, goals = GF.split(GF.from_solver(lk, name, payload, "link"), _LINK_FIELDS, "link")
     new = LinkData(name=name, mass=float(link.mass), com=_f(link.com), virtual=bool(link.virtual),
                    root_tree=bool(lk.tree_edge[name].is_root), goals=goals, **own)
     if old is not None and _close((new.mass,), (old.mass,)):
@@ -118,7 +118,7 @@ def joint_record(lk, j, poses, old: JointData | None) -> JointData:
         return q if value.kind == "config" else value.zero(j.dof)
 
     own, goals = GF.split(GF.from_solver(lk, j.name, payload, "joint", j.dof),
-                          _JOINT_FIELDS)
+                          _JOINT_FIELDS, "joint", j.dof, q)
     new = JointData(
         name=j.name, child=j.child, type=j.jtype.name, parent=j.parent,
         parent_name=j.parent or "", T_parent_mob=_f(j.T_parent_mob),

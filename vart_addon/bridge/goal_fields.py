@@ -166,6 +166,18 @@ def _read_value(v: Value, raw, n: int, q: tuple, obj, p):
     return out
 
 
+def default(key: str, owner: str, dof: int = 0, q: tuple = ()):
+    """The value of goal key ``key`` of a record that does not hold it (a record made in code
+    without it): off, its values as when never set (a configuration: ``q``)."""
+    for g in goals_of(owner):
+        if key == g.switch:
+            return False
+        for v, k in zip(g.values, g.keys):
+            if k == key:
+                return q if v.kind == "config" else v.zero(dof)
+    raise AttributeError(f"no goal key {key!r} on a {owner}")
+
+
 def read(d: dict, obj: str, path: tuple, owner: str = "joint", q: tuple = (),
          jtype: str = "", n: int = 0) -> dict:
     """The validated goal keys of a stored dict ``d`` (of a ``jtype`` joint of ``n`` DoF at
@@ -190,11 +202,15 @@ class _Rec:
         self.__dict__.update(d)
 
 
-def split(values: dict, explicit) -> tuple[dict, tuple]:
+def split(values: dict, explicit, owner: str = "joint", dof: int = 0,
+          q: tuple = ()) -> tuple[dict, tuple]:
     """``values`` (stored goal keys) as the record's explicit fields (names in ``explicit``)
-    and its ``goals`` tuple (sorted key, value pairs) of the rest."""
+    and its ``goals`` tuple (sorted key, value pairs) of the rest, but for those at their
+    :func:`default` (a record holds only what differs from a goal never set, so records of
+    the same data compare equal however they were made)."""
     own = {k: v for k, v in values.items() if k in explicit}
-    rest = tuple(sorted((k, v) for k, v in values.items() if k not in explicit))
+    rest = tuple(sorted((k, v) for k, v in values.items()
+                        if k not in explicit and v != default(k, owner, dof, q)))
     return own, rest
 
 

@@ -15,7 +15,8 @@ IDENTITY16 = (1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0
 
 class _Goals:
     """Reads the stored goal keys kept in ``goals`` (sorted ``(key, value)`` pairs: the keys of
-    goal kinds declared after the first ones, see :mod:`.goal_fields`) as attributes."""
+    goal kinds declared after the first ones, see :mod:`.goal_fields`) as attributes; a key a
+    record does not hold reads as the goal off (:func:`.goal_fields.default`)."""
 
     goals: tuple
 
@@ -25,7 +26,10 @@ class _Goals:
         for k, v in self.goals:
             if k == key:
                 return v
-        raise AttributeError(f"{type(self).__name__} has no field or goal key {key!r}")
+        from . import goal_fields  # (it reads the records' fields: imported when first needed)
+        if isinstance(self, JointData):
+            return goal_fields.default(key, "joint", self.dof, self.q)
+        return goal_fields.default(key, "link")
 
 
 @dataclass(frozen=True)

@@ -129,7 +129,7 @@ def _link_from(d: dict, name: str) -> LinkData:
     d = CK.group(d, name, p)
     CK.known_keys(d, _LINK_KEYS, name, p)
     g = d.get
-    own, goals = GF.split(GF.read(d, name, p, "link"), _LINK_FIELDS)
+    own, goals = GF.split(GF.read(d, name, p, "link"), _LINK_FIELDS, "link")
     return LinkData(
         name=name,
         mass=CK.number(g("mass", 0.0), name, p + ("mass",), nonneg=True),
@@ -165,7 +165,8 @@ def _joint_from(d: dict, jname: str, obj: str) -> JointData:
         if lo > hi or lo == float("inf") or hi == -float("inf"):
             raise SchemaError(obj, p + ("lower",), f"entry {i}: lower limit {lo} must be "
                               f"below upper limit {hi}")
-    own, goals = GF.split(GF.read(d, obj, p, "joint", q, jtype, n), _JOINT_FIELDS)
+    own, goals = GF.split(GF.read(d, obj, p, "joint", q, jtype, n), _JOINT_FIELDS, "joint",
+                          n, q)
     mimic = None
     if "mimic" in d:
         m = CK.group(d["mimic"], obj, p + ("mimic",))
@@ -467,9 +468,10 @@ def update_joint(child_ob, name: str, **changes) -> JointData:
         changes["parent_name"] = changes["parent"] or ""
     if changes.get("mimic") is not None and not isinstance(changes["mimic"], MimicData):
         changes["mimic"] = MimicData(*changes["mimic"])
-    own, goals = GF.split(changes, _JOINT_FIELDS)
+    own = {k: v for k, v in changes.items() if k in _JOINT_FIELDS}
+    goals = {k: v for k, v in changes.items() if k not in _JOINT_FIELDS}
     if goals:
-        own["goals"] = tuple(sorted({**dict(old.goals), **dict(goals)}.items()))
+        own["goals"] = tuple(sorted({**dict(old.goals), **goals}.items()))
     d = _joint_dict(replace(old, **own), parent_ob)
     checked = _joint_from(d, name, child_ob.name)
     cur = grp.to_dict()

@@ -121,10 +121,15 @@ def _moved(v, x, T) -> list:
 
 def _link_goals(link, T_link) -> dict:
     """A link's stored goal keys, its world-frame values in the frame of the link (at world
-    pose ``T_link``)."""
+    pose ``T_link``): those of the goals it has on (and its lock's, on or off, as the first
+    presets held)."""
     d = GF.stored(link, "link")
     T_inv = se3.inverse(T_link)
     for g in GF.link_goals():
+        if g is not GF.LINK_LOCK and not g.is_on(link):
+            for k in g.all_keys:
+                del d[k]
+            continue
         for v, k in zip(g.values, g.keys):
             if v.frame == "world":
                 d[k] = _moved(v, d[k], T_inv)

@@ -92,8 +92,9 @@ class GroupProblem:
         self.chord_pays = True  # simplified Newton steps are expected to finish (solver.py)
         self.bend = None  # the last solve's (first step, bend, |first step|^2), stepper.py
         self.structures: dict = {}  # the stacked solve's block structures (block_gram.py)
+        # the batches that read goal values (they override Batch.refresh)
         self.value_batches = frozenset(i for i, b in enumerate(self.batches)
-                                       if isinstance(b, G.ConfigBatch))
+                                       if type(b).refresh is not G.Batch.refresh)
 
     def goal_of_row(self, k: int, rows) -> np.ndarray:
         """The goal (index into ``names[k]``) of each error row of level ``k``, for an

@@ -7,7 +7,9 @@ A :class:`Value` is one named value of a goal kind (:attr:`.goal_kinds.GoalKind.
 - ``mask``: one bool per DoF of the owning joint;
 - ``scalar``: one number (``nonneg``: >= 0), in ``unit`` (``"a|b"``: ``a`` on a joint that
   translates, ``b`` on one that rotates, e.g. a spring's ``"N/m|N m/rad"``);
-- ``vector``: ``size`` numbers (a point or a direction), in ``unit``, in ``frame``;
+- ``vector``: ``size`` numbers (a point, or with ``direction`` a direction: normalised when
+  set unless within rounding of unit length, a zero vector refused), in ``unit``, in
+  ``frame`` (a world-frame vector is a point);
 - ``pose``: a 4x4 rigid transform (m), in ``frame``.
 
 ``frame`` is ``"world"`` (a preset moves it with the robot it is placed on), ``"link"`` (the
@@ -44,6 +46,7 @@ class Value:
     frame: str = ""
     source: str = "current"
     default: tuple = ()
+    direction: bool = False
 
     def __post_init__(self):
         assert self.kind in VALUE_KINDS, self.kind
@@ -90,6 +93,12 @@ def check_one(v: Value, raw, dof: int, what: str):
     out = V.vec(raw, v.count(dof), label)
     if v.kind == "vector" and v.nonneg and np.any(out < 0):
         raise VartError(f"{label}: must be >= 0")
+    if v.direction:
+        norm = float(np.linalg.norm(out))
+        if norm < 1e-9:
+            raise VartError(f"{label}: a direction cannot be zero")
+        if abs(norm - 1.0) > V.ROUNDED:  # a unit vector it gave is given back as it is
+            out = out / norm
     return out
 
 

@@ -126,13 +126,22 @@ def test_operate_respects_display_units(op_fourbar, opkit):
 
 
 # ---- registration and the menu ---------------------------------------------------------------
+def _goal_operator_ids() -> list:
+    """The Set / Clear operators generated per stored goal kind (operators/goals.py)."""
+    from vart_addon.bridge import goal_fields as GF
+    from vart_addon.operators.goals import idnames
+    return [i.split(".")[1] for g in GF.joint_goals() + GF.link_goals() if not g.kind.toggle
+            for i in idnames(g)]
+
+
 OPERATOR_IDS = ["make_links", "add_joint", "add_virtual_link", "remove_joint",
                 "set_joint_frame_from_cursor", "change_joint_type", "lock", "unlock",
-                "set_target", "clear_target", "set_posture", "clear_posture", "set_limits",
-                "make_tree_joint", "make_closure_joint", "invert_joint", "make_ground_link",
-                "split_link", "rename_joint", "merge_joint", "set_mass", "set_stiffness", "clear_spring",
-                "operate_joint",
-                "solve"]
+                "set_limits", "make_tree_joint", "make_closure_joint", "invert_joint",
+                "make_ground_link", "split_link", "rename_joint", "merge_joint", "set_mass",
+                "operate_joint", "solve"] + _goal_operator_ids()
+#: The generated goal operators that kept the names they had before: still there.
+assert {"set_target", "clear_target", "set_posture", "clear_posture", "set_stiffness",
+        "clear_spring"} <= set(OPERATOR_IDS)
 #: The animation operators (vart_addon.operators.animate), also in the Vart menu.
 ANIMATION_IDS = ["drag", "operate_joint_modal", "key_joint", "key_pose", "bake"]
 #: The sublinkage operators (vart_addon.operators.sublinkages), in the Vart menu too.
