@@ -134,3 +134,18 @@ def test_a_level_is_satisfied_when_every_goal_error_is_within_tol(vh, seed):
                 assert ev.satisfied[k] == bool(ge.max() <= tol), (k, tol)
                 if gp.n_goals[k] == 1:
                     assert ge[0] == ev.measure[k]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_look_at_jacobians_of_random_mechanisms_match_finite_differences(vh, seed):
+    """The look-at goal (goals.LookAtBatch): an axis of a link at a point, on random trees
+    with closures, beside a link target at the same level."""
+    rng = np.random.default_rng(seed)
+    lk = vh.random_tree(rng, closures=2)
+    links = list(lk.links)
+    lk.set_goal("look_at", links[-1], {"axis": rng.normal(size=3),
+                                       "point": rng.normal(0, 2.0, 3)})
+    if len(links) > 2:
+        lk.set_link_target(links[1], vh.random_pose(rng, 1.0))
+    assert_jacobians_match_finite_differences(lk)

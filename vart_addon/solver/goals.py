@@ -355,3 +355,51 @@ class GravityBatch(Batch):
         """Potential energy (J) of the masses: ``-sum m g . c``."""
         c = np.einsum("gij,gj->gi", state.T[self.idx, :3, :3], self.com) + state.T[self.idx, :3, 3]
         return -float(np.sum(self.mass[:, None] * c * self.gravity))
+
+
+class LookAtBatch(Batch):
+    """Look-at goals on links: an axis fixed in each link (its ``look_at`` goal's ``axis``,
+    link frame, normalised) points from the link's origin at a world point (``point``, m).
+
+    Rows ``e = a - d`` (3 per link, at the target level): ``a = R axis`` the axis in the
+    world, ``d = (p - o) / |p - o|`` the unit direction from the link's origin ``o`` to the
+    point. Zero only when they point the same way (``a x d`` would also vanish pointing
+    away). With the world twist ``[v, w]`` of the link: ``da = -hat(a) w`` and
+    ``dd = -(I - d d^T) / |p - o| (v - hat(o) w)``. A point at the origin itself
+    (``|p - o| < 1e-9`` m) has no direction: its rows are zero.
+    """
+
+    level = TARGET
+
+    def __init__(self, model, links, cols):
+        self.links = links
+        self.idx = np.array([model.index[link.name] for link in links], dtype=int)
+        self.sign = model.anc_sign[self.idx][:, cols]
+        self.names = [GoalId("look_at", f"root joint of link {link.name!r}", TARGET)
+                      for link in links]
+        self.goal = np.repeat(np.arange(len(links)), 3)
+        self.refresh()
+
+    def refresh(self):
+        """Re-read each link's axis and point."""
+        axis = np.stack([link.goals["look_at"]["axis"] for link in self.links])
+        self.axis = axis / np.linalg.norm(axis, axis=1)[:, None]  # (kept within rounding)
+        self.point = np.stack([link.goals["look_at"]["point"] for link in self.links])
+
+    def rows(self, state, jac):
+        T = state.T[self.idx]
+        a = np.einsum("gij,gj->gi", T[:, :3, :3], self.axis)
+        r = self.point - T[:, :3, 3]
+        dist = np.linalg.norm(r, axis=1)
+        far = dist > 1e-9
+        d = np.where(far[:, None], r / np.where(far, dist, 1.0)[:, None], a)
+        e = (a - d).reshape(-1)
+        if not jac:
+            return e, None, self.goal
+        P = (np.eye(3) - d[:, :, None] * d[:, None, :]) / np.where(far, dist, 1.0)[:, None,
+                                                                                 None]
+        P[~far] = 0.0
+        D = np.zeros((len(self.idx), 3, 6))
+        D[:, :, :3] = P                                   # - dd/dv
+        D[:, :, 3:] = -se3.hat(a) - P @ se3.hat(T[:, :3, 3])  # da/dw - dd/dw
+        return e, D.reshape(-1, 6).dot(state.S) * np.repeat(self.sign, 3, axis=0), self.goal

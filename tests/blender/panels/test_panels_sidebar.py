@@ -389,6 +389,13 @@ def test_active_joint_and_link_panels_show_goals_and_link_fields():
     bpy.context.view_layer.objects.active = b
     log = draw(PS.VART_PT_active_link)
     assert props(log) == ["mass", "com"]
+    assert "Look At: none" in labels(log)  # a row per link goal kind, from its declaration
+    schema.update_link(b, look_at=True, look_at_axis=(0.0, 0.0, -1.0),
+                       look_at_point=(2.0, 1.0, 0.5))
+    log = draw(PS.VART_PT_active_link)
+    assert "Look At: (0, 0, -1), point (2, 1, 0.5) m" in labels(log), labels(log)
+    buttons = [b_.get("operator") for n, b_ in log if n == "operator"]
+    assert {"vart.lock", "vart.set_look_at", "vart.clear_look_at"} <= set(buttons), buttons
     assert bpy.context.scene.vart_live.mass == pytest.approx(2.5)
     assert tuple(bpy.context.scene.vart_live.com) == pytest.approx((0.1, 0.0, 0.0))
     plain = bpy.data.objects.new("Plain", None)
