@@ -77,11 +77,11 @@ def joint_structure(name: str, j: JointData) -> tuple:
 
 
 def joint_goal_key(j: JointData) -> tuple:
-    return (j.lower, j.upper, j.mimic) + tuple(getattr(j, k) for k in GF.keys("joint"))
+    return (j.lower, j.upper, j.mimic) + GF.goal_key(j, "joint")
 
 
 def link_goal_key(link: LinkData) -> tuple:
-    return (link.mass, link.com) + tuple(getattr(link, k) for k in GF.keys("link"))
+    return (link.mass, link.com) + GF.goal_key(link, "link")
 
 
 # ---- spanning tree ------------------------------------------------------------------------

@@ -20,7 +20,6 @@ all the same). Values: a bool per mask entry, floats otherwise, a pose as 16 flo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -116,31 +115,57 @@ LINK_LOCK = StoredGoal(
           lambda lk, n: lk.unlock_link(n)))
 
 
-@lru_cache(maxsize=4)
-def _tables(kinds: tuple) -> tuple:
-    joint = tuple(_stored_goal(k, "joint") for k in kinds if k.values and k.owner == "joint")
-    link = (LINK_LOCK,) + tuple(_stored_goal(k, "link") for k in kinds
-                                if k.values and k.owner == "link")
-    return joint, link
+class _Tables:
+    """The stored goals and their keys per owner, derived from ``KINDS`` when it is first
+    asked for and again only if ``KINDS`` is another tuple (a test may declare a kind):
+    asked for per record and per frame, so never hashed or rebuilt otherwise."""
+
+    kinds: tuple = ()
+    goals: dict = {}
+    keys: dict = {}
+    field_keys: dict = {}
+
+
+def _tables() -> type[_Tables]:
+    t = _Tables
+    if t.kinds is not GK.KINDS:
+        kinds = GK.KINDS
+        t.goals = {"joint": tuple(_stored_goal(k, "joint") for k in kinds
+                                  if k.values and k.owner == "joint"),
+                   "link": (LINK_LOCK,) + tuple(_stored_goal(k, "link") for k in kinds
+                                                if k.values and k.owner == "link")}
+        t.keys = {o: tuple(k for g in gs for k in g.all_keys) for o, gs in t.goals.items()}
+        # the goal keys that are fields of the records (the first kinds' and the link's lock)
+        t.field_keys = {o: tuple(k for g in gs if (o, g.name) in _LEGACY or g is LINK_LOCK
+                                 for k in g.all_keys) for o, gs in t.goals.items()}
+        t.kinds = kinds
+    return t
 
 
 def joint_goals() -> tuple[StoredGoal, ...]:
     """The goals a joint stores, in :data:`~vart_addon.solver.goal_kinds.KINDS` order."""
-    return _tables(GK.KINDS)[0]
+    return _tables().goals["joint"]
 
 
 def link_goals() -> tuple[StoredGoal, ...]:
     """The goals a link stores: its lock, then the link kinds in ``KINDS`` order."""
-    return _tables(GK.KINDS)[1]
+    return _tables().goals["link"]
 
 
 def goals_of(owner: str) -> tuple[StoredGoal, ...]:
-    return joint_goals() if owner == "joint" else link_goals()
+    return _tables().goals[owner]
 
 
 def keys(owner: str = "joint") -> tuple[str, ...]:
     """Every stored goal key of a joint (or a link), in the tables' order."""
-    return tuple(k for g in goals_of(owner) for k in g.all_keys)
+    return _tables().keys[owner]
+
+
+def goal_key(rec, owner: str = "joint") -> tuple:
+    """Every goal value of record ``rec`` as one comparable tuple (two records have the same
+    goals exactly when their keys are equal): its goal fields and its ``goals``; per frame
+    of a bake, without reading each later key through the record's defaults."""
+    return tuple(getattr(rec, k) for k in _tables().field_keys[owner]) + (rec.goals,)
 
 
 def keys_of(value: str, owner: str = "joint") -> tuple[str, ...]:
