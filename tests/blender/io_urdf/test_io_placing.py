@@ -205,6 +205,50 @@ def test_srdf_start_and_its_pairs_ignored_by_the_clearance_check(vart_registered
     assert bpy.ops.vart.clear_ignored_pairs() == {'FINISHED'} and len(rows) == 0
 
 
+class Rec:
+    """A layout that records every call (name, args, keywords) and returns another."""
+
+    def __init__(self, log: list):
+        self.log = log
+
+    def __getattr__(self, name):
+        def call(*args, **kw):
+            self.log.append((name, args, kw))
+            return Rec(self.log)
+        return call
+
+
+def test_the_will_it_run_panel_lists_the_ignored_pairs(vart_registered):
+    """The list of item 4 in the Will It Run? panel: the SRDF's pairs (solo12: 12) with Ignore
+    Pair, Check Pair Again and Check Every Pair beside it; a row names the two links and
+    why, and a link deleted since as deleted."""
+    from types import SimpleNamespace
+
+    from vart_addon.panels import checks as PC
+    import_urdf(SOLO)
+    sv = bpy.context.scene.vart
+    log: list = []
+    PC.VART_PT_checks.draw(SimpleNamespace(layout=Rec(log)), bpy.context)
+    assert ("label", (), {"text": "Ignored pairs (12):"}) in log
+    (args,) = [a for n, a, _ in log if n == "template_list"]
+    assert args[:5] == ("VART_UL_ignored_pairs", "", sv, "clearance_ignored", sv)
+    assert hasattr(bpy.types, "VART_UL_ignored_pairs")  # registered
+    ops = [a[0] for n, a, _ in log if n == "operator" and a]
+    assert {"vart.add_ignored_pair", "vart.remove_ignored_pair",
+            "vart.clear_ignored_pairs"} <= set(ops)
+    row = sv.clearance_ignored[0]
+    a, b, reason = row.a.name, row.b.name, row.reason
+
+    def texts():
+        log.clear()
+        PC.VART_UL_ignored_pairs.draw_item(None, bpy.context, Rec(log), sv, row, 0, sv,
+                                           "clearance_ignored_index")
+        return [k["text"] for n, _, k in log if n == "label"]
+    assert texts() == [f"{a} / {b}", reason] and reason.startswith("SRDF")
+    bpy.data.objects.remove(bpy.data.objects[b])
+    assert texts() == [f"{a} / (deleted)", reason]
+
+
 def test_a_chosen_srdf_replaces_the_one_found_and_none_reads_none(vart_registered, tmp_path,
                                                                    capsys):
     """solo12 ships solo.srdf (12 disable_collisions pairs, state 'standing'); an SRDF chosen
