@@ -29,21 +29,28 @@ def current(lk, obj) -> dict:
     return {"q": lk.joint_q(obj)} if hasattr(obj, "jtype") else {}
 
 
-# ---- lock ------------------------------------------------------------------------------------
-def lock_get(j):
-    return None if j.lock_q is None else {"q": j.lock_q}
+# ---- lock and posture: one configuration each ----------------------------------------------
+def _one_config(attr: str, what: str):
+    """``(get, put, clear)`` of a goal held as one configuration in Joint field ``attr``
+    (``put`` without ``q``: the joint's current value)."""
+    def get(j):
+        v = getattr(j, attr)
+        return None if v is None else {"q": v}
+
+    def put(lk, j, values):
+        q = values.get("q")
+        was = getattr(j, attr) is not None
+        setattr(j, attr, lk.joint_q(j) if q is None else V.vec(q, j.dof, f"{j.label()}: {what}"))
+        _touch(lk, was)
+
+    def clear(lk, j):
+        setattr(j, attr, None)
+        lk.touch_goals()
+    return get, put, clear
 
 
-def lock_put(lk, j, values):
-    q = values.get("q")
-    was = j.lock_q is not None
-    j.lock_q = lk.joint_q(j) if q is None else V.vec(q, j.dof, f"{j.label()}: lock value")
-    _touch(lk, was)
-
-
-def lock_clear(lk, j):
-    j.lock_q = None
-    lk.touch_goals()
+lock_get, lock_put, lock_clear = _one_config("lock_q", "lock value")
+posture_get, posture_put, posture_clear = _one_config("posture_q", "posture")
 
 
 # ---- target ----------------------------------------------------------------------------------
@@ -73,23 +80,6 @@ def target_put(lk, j, values, qv=None):
 
 def target_clear(lk, j):
     j.target_q = None
-    lk.touch_goals()
-
-
-# ---- posture ---------------------------------------------------------------------------------
-def posture_get(j):
-    return None if j.posture_q is None else {"q": j.posture_q}
-
-
-def posture_put(lk, j, values):
-    q = values.get("q")
-    was = j.posture_q is not None
-    j.posture_q = lk.joint_q(j) if q is None else V.vec(q, j.dof, f"{j.label()}: posture")
-    _touch(lk, was)
-
-
-def posture_clear(lk, j):
-    j.posture_q = None
     lk.touch_goals()
 
 
