@@ -23,7 +23,8 @@
    degrees), and the scene saved as a .blend;
 7. a Workbench picture of the first and the last frame side by side, joints drawn as small
    temporary objects in the overlay's colours (ultramarine tree joints, purple closures,
-   lighter when virtual; the tilt axis as a rod), since the overlay does not render.
+   lighter when virtual; the tilt axis as a rod) and the camera's line of sight (red; at the
+   last frame the first frame's in grey: the tilt shows), since the overlay does not render.
 
 Prints the figures; exits 1 if a closure is off by more than 1e-6, a real joint leaves
 its limits or a link touches the ground or another link. Output goes to ``demo_out/`` (git-ignored).
@@ -166,6 +167,31 @@ def joint_markers(scene, coll) -> list:
     return made
 
 
+#: The side camera's line of sight in its own frame (story 1: it looks along its -y) and how
+#: long it is drawn (m).
+SIGHT_AXIS, SIGHT_LENGTH = np.array([0.0, -1.0, 0.0]), 2.5
+
+
+def sight_line(scene, coll, T_world_camera, name, rgba) -> object:
+    """The camera link's line of sight as a thin rod from its origin, SIGHT_LENGTH along
+    SIGHT_AXIS (the overlay does not render: drawn so that the picture shows the tilt)."""
+    import bmesh
+    d = T_world_camera[:3, :3] @ SIGHT_AXIS
+    z = d / np.linalg.norm(d)
+    x = np.cross(z, (0.0, 0.0, 1.0))
+    x = x / np.linalg.norm(x) if np.linalg.norm(x) > 1e-9 else np.array([1.0, 0.0, 0.0])
+    M = np.eye(4)
+    M[:3, :3] = np.column_stack([x, np.cross(z, x), z])
+    M[:3, 3] = T_world_camera[:3, 3] + z * SIGHT_LENGTH / 2
+    bm = bmesh.new()
+    bmesh.ops.create_cone(bm, cap_ends=True, segments=12, radius1=0.03, radius2=0.03,
+                          depth=SIGHT_LENGTH)
+    mesh = bpy.data.meshes.new(name)
+    bm.to_mesh(mesh)
+    bm.free()
+    return _mesh_object(name, mesh, M, _material(name, rgba), coll)
+
+
 def stage(scene):
     """Ground, camera and Workbench settings for the picture. Returns the objects made."""
     coll = bpy.data.collections.new("demo_render")
@@ -215,9 +241,18 @@ def render_picture(scene, frames, path, size):
     r.resolution_x, r.resolution_y, r.resolution_percentage = w, h, 100
     halves = []
     tmp = pathlib.Path(path).with_suffix("")
+    first_sight = None  # the first frame's line of sight, drawn grey in the later ones
     for _i, f in enumerate(frames):
         scene.frame_set(f)
         markers = joint_markers(scene, coll)
+        T_cam = np.array(bpy.data.objects["camera"].matrix_world, float)
+        T_cam[:3, :3] /= np.linalg.norm(T_cam[:3, :3], axis=0)
+        markers.append(sight_line(scene, coll, T_cam, f"demo_sight{f}", (0.85, 0.1, 0.1, 1.0)))
+        if first_sight is None:
+            first_sight = T_cam
+        else:
+            markers.append(sight_line(scene, coll, first_sight, "demo_sight_start",
+                                      (0.3, 0.3, 0.3, 1.0)))
         out = f"{tmp}_frame{f}.png"
         r.filepath = out
         bpy.ops.render.render(write_still=True)
@@ -228,9 +263,12 @@ def render_picture(scene, frames, path, size):
         bpy.data.images.remove(img)
         pathlib.Path(out).unlink()
         for ob in markers:
-            mesh = ob.data
+            mesh, mats = ob.data, list(ob.data.materials)
             bpy.data.objects.remove(ob)
             bpy.data.meshes.remove(mesh)
+            for mat in mats:
+                if mat is not None and mat.name.startswith("demo_sight") and not mat.users:
+                    bpy.data.materials.remove(mat)
     gap = np.ones((h, 6, 4), np.float32)
     both = np.concatenate([halves[0], gap, halves[1]], axis=1)
     img = bpy.data.images.new("demo_picture", both.shape[1], h)

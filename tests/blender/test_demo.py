@@ -4,6 +4,7 @@ import importlib.util
 import pathlib
 
 import bpy
+import numpy as np
 
 from repo_paths import REPO
 
@@ -17,7 +18,7 @@ def load_demo():
 
 def test_demo_builds_bakes_exports_and_renders(tmp_path, capsys):
     demo = load_demo()
-    f = demo.main(["--frames", "6", "--out", str(tmp_path), "--size", "96x64"])
+    f = demo.main(["--frames", "6", "--out", str(tmp_path), "--size", "240x160"])
     assert f["ok"] and f["frames"] == 6
     assert f["closures"] == 6 and f["closure_error"] <= 1e-6 and f["limit_excess"] == 0.0
     assert 2 <= f["waypoints"] <= 6 and f["joints"] == 36  # (6 frames: too fast for the
@@ -31,8 +32,14 @@ def test_demo_builds_bakes_exports_and_renders(tmp_path, capsys):
     assert csv[0].startswith("time_s,") and "tilt" not in csv[0]  # real joints only
     assert len(csv) == 1 + f["waypoints"]
     img = bpy.data.images.load(str(tmp_path / "demo.png"))
-    assert tuple(img.size) == (2 * 96 + 6, 64)  # both poses side by side
+    assert tuple(img.size) == (2 * 240 + 6, 160)  # both poses side by side
+    px = np.empty(img.size[0] * img.size[1] * 4, np.float32)
+    img.pixels.foreach_get(px)
     bpy.data.images.remove(img)
+    px = px.reshape(160, 2 * 240 + 6, 4)
+    for half in (px[:, :240], px[:, 246:]):  # the camera's red line of sight in each
+        red = half[..., 0] - np.maximum(half[..., 1], half[..., 2]) > 0.2  # nothing else is
+        assert red.sum() >= 5, red.sum()
     out = capsys.readouterr().out
     for line in ("frames baked:", "bake time:", "largest closure error:",
                  "waypoints written:", "camera_tilt.csv"):
