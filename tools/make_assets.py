@@ -145,8 +145,11 @@ VEHICLE_MASS = 850.0
 #: The links' shares of VEHICLE_MASS (relative weights): NOT published, the model's own.
 MASS_SHARE = {"deck": 300.0, "camera": 2.0, "hip": 8.0, "thigh": 12.0, "shin": 10.0,
               "ankle": 4.0, "foot": 3.0, "wheel": 6.0}
-#: Limb joints' effort (N m) and velocity (rad/s) limits: NOT published, the model's own.
-LIMB_EFFORT, LIMB_VELOCITY = 100.0, 1.0
+#: Limb joints' effort limit (N m): DERIVED, a lower bound of the real robot's (no ATHLETE
+#: joint torque is published): the least effort the limb joints could share and stand with
+#: the published 300 kg payload on five wheels, 1175 N m (tools/derive_athlete_limits.py),
+#: rounded down. Velocity limit (rad/s): NOT published, the model's own.
+LIMB_EFFORT, LIMB_VELOCITY = 1170.0, 1.0
 
 
 def link_mass(part: str) -> float:

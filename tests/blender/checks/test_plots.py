@@ -128,7 +128,7 @@ def test_the_replay_keys_tracking_error_and_force(vart_registered):
                                    atol=1e-3, err_msg=joint)
         np.testing.assert_allclose(keyed(joint, "tracking_error"), res.error[:, i],
                                    atol=1e-6, err_msg=joint)
-    # the peaks hold the force against the effort limit (100 N m): the stories saturate
+    # the peaks hold the force against the effort limit (the URDF's): some joint reaches it
     rows = {r.name: r for r in scene.vart.peaks}
     saturated = res.saturated()
     assert saturated
