@@ -32,15 +32,22 @@ def assert_jacobians_match_finite_differences(lk, h=1e-6, atol=1e-6):
             np.testing.assert_allclose(J, fd, atol=atol, err_msg=f"level {k}")
 
 
+def target_and_lock(vh, rng, lk, last=None, second=None):
+    """``lk`` with a target on its last link (``last``: how, default a random link target)
+    and a random lock of its second link (``second``: another goal instead), when it has
+    more than two links."""
+    links = list(lk.links)
+    (last or (lambda n: lk.set_link_target(n, vh.random_pose(rng, 1.0))))(links[-1])
+    if len(links) > 2:
+        (second or (lambda n: lk.lock_link(n, vh.random_pose(rng, 1.0))))(links[1])
+    return lk
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1))
 def test_group_jacobians_of_random_mechanisms_match_finite_differences(vh, seed):
     rng = np.random.default_rng(seed)
-    lk = vh.random_tree(rng, closures=3)
-    links = list(lk.links)
-    lk.set_link_target(links[-1], vh.random_pose(rng, 1.0))
-    if len(links) > 2:
-        lk.lock_link(links[1], vh.random_pose(rng, 1.0))
+    lk = target_and_lock(vh, rng, vh.random_tree(rng, closures=3))
     assert_jacobians_match_finite_differences(lk)
 
 
@@ -115,11 +122,7 @@ def test_a_level_is_satisfied_when_every_goal_error_is_within_tol(vh, seed):
     one goal, a drag's target, take their norm as that goal's error without computing it):
     at random configurations, with ``tol`` between the goals' errors."""
     rng = np.random.default_rng(seed)
-    lk = vh.random_tree(rng, closures=2)
-    links = list(lk.links)
-    lk.set_link_target(links[-1], vh.random_pose(rng, 1.0))
-    if len(links) > 2:
-        lk.lock_link(links[1], vh.random_pose(rng, 1.0))
+    lk = target_and_lock(vh, rng, vh.random_tree(rng, closures=2))
     m = lk.model()
     for gp in Solver(lk)._analysis():
         q = m.q_from_joints() + rng.normal(0, 0.3, m.n_dof)
@@ -143,9 +146,9 @@ def test_look_at_jacobians_of_random_mechanisms_match_finite_differences(vh, see
     with closures, beside a link target at the same level."""
     rng = np.random.default_rng(seed)
     lk = vh.random_tree(rng, closures=2)
-    links = list(lk.links)
-    lk.set_goal("look_at", links[-1], {"axis": rng.normal(size=3),
-                                       "point": rng.normal(0, 2.0, 3)})
-    if len(links) > 2:
-        lk.set_link_target(links[1], vh.random_pose(rng, 1.0))
+    target_and_lock(
+        vh, rng, lk,
+        last=lambda n: lk.set_goal("look_at", n, {"axis": rng.normal(size=3),
+                                                  "point": rng.normal(0, 2.0, 3)}),
+        second=lambda n: lk.set_link_target(n, vh.random_pose(rng, 1.0)))
     assert_jacobians_match_finite_differences(lk)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..solver.joint_types import CATALOG
+from . import goal_fields
 
 IDENTITY16 = (1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0)
 
@@ -26,7 +27,6 @@ class _Goals:
         for k, v in self.goals:
             if k == key:
                 return v
-        from . import goal_fields  # (it reads the records' fields: imported when first needed)
         if isinstance(self, JointData):
             return goal_fields.default(key, "joint", self.dof, self.q)
         return goal_fields.default(key, "link")

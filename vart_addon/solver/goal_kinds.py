@@ -21,6 +21,7 @@ import numpy as np
 
 from . import goal_store as GS
 from . import goals as G
+from .errors import VartError
 from .goal_values import Value
 from .levels import GoalId, Level
 from .parts import Joint
@@ -86,6 +87,9 @@ class GoalKind:
 
     def set(self, lk, obj, values: dict) -> None:
         """Set this goal on ``obj`` (checked first; nothing changes on error)."""
+        if self.one_dof and getattr(obj, "dof", 1) != 1:
+            raise VartError(f"{obj.label()}: {self.label.lower() or self.name}s are for "
+                            f"1-DoF joints, this one has {obj.dof}")
         GS.put(self, lk, obj, values) if self.put is None else self.put(lk, obj, values)
 
     def unset(self, lk, obj) -> None:

@@ -91,9 +91,7 @@ def spring_get(j):
 
 def spring_put(lk, j, values):
     """A linear spring on a 1-DoF joint: ``stiffness`` (N/m or N m/rad; 0 removes it) and
-    ``rest`` (the current value when absent)."""
-    if j.dof != 1:
-        raise VartError(f"{j.label()}: springs are for 1-DoF joints, this one has {j.dof}")
+    ``rest`` (the current value when absent); the 1-DoF rule is the kind's (``one_dof``)."""
     k = V.amount(values["stiffness"], f"{j.label()}: stiffness", V.MAX_STIFFNESS,
                  "N/m or N m/rad")
     rest = values.get("rest")

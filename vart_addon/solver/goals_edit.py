@@ -103,7 +103,7 @@ class GoalsEditing(LinkageCore):
 
     def set_stiffness(self, name: str, stiffness: float, rest=None):
         """A linear spring on a 1-DoF joint: stiffness (N/m or N m/rad) and rest value."""
-        GS.spring_put(self, _joint(self, name), {"stiffness": stiffness, "rest": rest})
+        KIND["spring"].set(self, _joint(self, name), {"stiffness": stiffness, "rest": rest})
 
     def goal_owner(self, kind: str, name: str):
         """The solver object goal ``kind`` (a name of :data:`.goal_kinds.KINDS`) of ``name``
@@ -118,9 +118,6 @@ class GoalsEditing(LinkageCore):
         """Set goal ``kind`` on joint or link ``name`` to ``values`` (by value name, as its
         :class:`~.goal_kinds.GoalKind` declares them); validated, atomic."""
         k, obj = self.goal_owner(kind, name)
-        if k.one_dof and obj.dof != 1:
-            raise VartError(f"{obj.label()}: {k.label.lower() or kind}s are for 1-DoF "
-                            f"joints, this one has {obj.dof}")
         k.set(self, obj, values)
 
     def clear_goal(self, kind: str, name: str):

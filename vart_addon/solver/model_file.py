@@ -249,8 +249,6 @@ def _apply_goals(lk, o: _Obj, obj, kinds, dof: int):
         values = _values(o, k, dof)
         if values is not None:
             with _blame(o.where(k.name)):
-                if k.one_dof and getattr(obj, "dof", 1) != 1:
-                    raise VartError(f"{k.name}s are for 1-DoF joints; this one has {obj.dof}")
                 k.set(lk, obj, values)
 
 
