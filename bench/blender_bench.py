@@ -16,7 +16,9 @@ closures), written into a Blender scene through the bridge's schema functions.
   of P3's path (a link target on its position, as P3's drag).
 
 One BLAS thread, as bench/run.py (set before numpy is imported). ``--frames N`` (default
-120), ``--repeats R`` for the bakes (the median is printed), ``--skip-ladder``.
+120), ``--repeats R`` for the bakes (the median is printed), ``--skip-ladder``;
+``--balance M``: the hexapod's drag and bake with a *Balance* goal on its deck (margin ``M``
+m, the support of its six pinned feet), for its cost against a run without.
 """
 from __future__ import annotations
 
@@ -50,8 +52,21 @@ from vart_addon.solver import Settings  # noqa: E402
 SCENE_SETTINGS = Settings(max_iterations=100, max_ms=50.0, lambda_max=0.05)
 
 
+#: ``--balance``: the margin (m) of a balance goal on the hexapod's deck, None: no goal.
+BALANCE: list = [None]
+
+
 def fresh():
     bpy.ops.wm.read_factory_settings(use_empty=True)
+
+
+def hexapod():
+    """The hexapod scene (:func:`blender_scenes.hexapod_scene`), with ``--balance``'s goal."""
+    from vart_addon.bridge import schema
+    prob, obs = BS.hexapod_scene()
+    if BALANCE[0] is not None:
+        schema.update_link(obs["deck"], balance=True, balance_margin=BALANCE[0])
+    return prob, obs
 
 
 def settle(bridge):
@@ -61,7 +76,7 @@ def settle(bridge):
 
 def bench_drag(frames: int) -> dict:
     fresh()
-    prob, obs = BS.hexapod_scene()
+    prob, obs = hexapod()
     bridge = SceneBridge(bpy.context.scene)
     settle(bridge)
     link = prob.drag["frame"]
@@ -85,7 +100,7 @@ def bench_drag(frames: int) -> dict:
 
 def bake_hexapod(frames: int) -> BK.BakeResult:
     fresh()
-    prob, obs = BS.hexapod_scene()
+    prob, obs = hexapod()
     bridge = SceneBridge(bpy.context.scene)  # as the operator's cached bridge: built once
     settle(bridge)
     deck = obs["deck"]
@@ -135,7 +150,9 @@ def main(argv=None):
     ap.add_argument("--frames", type=int, default=120)
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--skip-ladder", action="store_true")
+    ap.add_argument("--balance", type=float, default=None)
     args = ap.parse_args(argv)
+    BALANCE[0] = args.balance
     if not BS.available():
         sys.exit(f"no benchmark problems in {BS.vb.DEFAULT_PROBLEMS}")
     print(f"bpy {bpy.app.version_string}, numpy {np.__version__}, BLAS threads "

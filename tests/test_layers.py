@@ -42,7 +42,7 @@ RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 
 #: Code that never imports Blender (checked statically and in a fresh interpreter).
 BLENDER_FREE = ("solver", "formats", "physics", "analysis", "drag/geometry.py",
-                "overlay/geometry.py")
+                "overlay/geometry.py", "overlay/support_geometry.py")
 BLENDER_MODULES = ("bpy", "mathutils", "gpu", "bmesh", "bpy_extras", "addon_utils")
 
 

@@ -33,7 +33,8 @@ SAME_TOL = {True: 1e-9, False: 1e-5}
 
 def _mechanism(vh, seed: int):
     """A random tree with up to two closures and random goals on random joints: targets
-    (some DoF), locks, postures and springs; the same for the same seed."""
+    (some DoF), locks, postures and springs, and in some a balance goal; the same for the
+    same seed."""
     rng = np.random.default_rng(seed)
     lk = vh.random_tree(rng, closures=int(rng.integers(0, 3)))
     for name, j in list(lk.joints.items()):
@@ -53,7 +54,30 @@ def _mechanism(vh, seed: int):
                 lk.set_stiffness(name, float(rng.uniform(1, 100)), j.q + 0.3)
         except VartError:
             pass  # a goal the API refuses (e.g. on a closure) is bad input, refused cleanly
+    _balance_goals(lk, np.random.default_rng([seed, 1]))
     return lk
+
+
+def _balance_goals(lk, rng):
+    """In a third of the mechanisms: masses on the links, up to three pins, and a balance,
+    CoM Target or CoM Over goal on a random link (its own stream of random numbers, so the goals above are
+    those of the same seed before balance goals existed)."""
+    if rng.random() > 1 / 3:
+        return
+    for name in lk.links:
+        lk.set_mass(name, float(rng.uniform(0.1, 5.0)), rng.normal(0, 0.2, 3))
+    names = list(lk.links)
+    poses = lk.poses()
+    for k in range(int(rng.integers(0, 4))):  # pins: spherical joints from the ground
+        link = names[int(rng.integers(len(names)))]
+        frame = poses[link].copy()
+        frame[:3, 3] += rng.normal(0, 0.3, 3)
+        lk.add_joint(f"balance_pin{k}", "spherical", None, link, world_frame=frame,
+                     virtual=True, tree=False)
+    host = names[int(rng.integers(len(names)))]
+    kind = ("balance", "com_over", "com_target")[int(rng.integers(3))]
+    lk.set_goal(kind, host, {"margin": float(rng.uniform(0, 0.1))} if kind == "balance" else
+                {"point": rng.normal(0, 0.5, 3)})
 
 
 def _solve(vh, seed: int):

@@ -96,7 +96,7 @@ def link_record(lk, name: str, old: LinkData | None) -> LinkData:
     link = lk.links[name]
 
     def payload(key, value):  # a goal that is off keeps what is stored
-        return getattr(old, key) if old is not None else value.zero(0)
+        return getattr(old, key) if old is not None else GF.default(key, "link")
 
     own, goals = GF.split(GF.from_solver(lk, name, payload, "link"), _LINK_FIELDS, "link")
     new = LinkData(name=name, mass=float(link.mass), com=_f(link.com), virtual=bool(link.virtual),
@@ -115,7 +115,7 @@ def joint_record(lk, j, poses, old: JointData | None) -> JointData:
     def payload(key, value):  # a goal that is off keeps what is stored, or takes q
         if same:
             return getattr(old, key)
-        return q if value.kind == "config" else value.zero(j.dof)
+        return GF.default(key, "joint", j.dof, q)
 
     own, goals = GF.split(GF.from_solver(lk, j.name, payload, "joint", j.dof),
                           _JOINT_FIELDS, "joint", j.dof, q)

@@ -176,13 +176,16 @@ def keys_of(value: str, owner: str = "joint") -> tuple[str, ...]:
                  if v.kind == value)
 
 
-def _read_value(v: Value, raw, n: int, q: tuple, obj, p):
+def _read_value(v: Value, raw, n: int, q: tuple, obj, p, switched: bool):
+    """A stored value, or when missing its value as never set (``switched``: a goal with a
+    switch key; else a missing scalar reads 0, as a spring's stiffness does when off)."""
     if v.kind == "mask":
         return CK.flags(raw if raw is not None else (False,) * n, n, obj, p)
     if v.kind == "config":
         return CK.numbers(raw if raw is not None else q, n, obj, p)
     if v.kind == "scalar":
-        return CK.number(raw if raw is not None else 0.0, obj, p, nonneg=v.nonneg)
+        missing = v.zero(n)[0] if switched else 0.0
+        return CK.number(raw if raw is not None else missing, obj, p, nonneg=v.nonneg)
     if v.kind == "pose":
         return CK.pose(raw if raw is not None else v.zero(n), obj, p)
     out = CK.numbers(raw if raw is not None else v.zero(n), v.size, obj, p)
@@ -199,6 +202,8 @@ def default(key: str, owner: str, dof: int = 0, q: tuple = ()):
             return False
         for v, k in zip(g.values, g.keys):
             if k == key:
+                if v.kind == "scalar":  # as read when missing (see _read_value)
+                    return v.zero(dof)[0] if g.switch else 0.0
                 return q if v.kind == "config" else v.zero(dof)
     raise AttributeError(f"no goal key {key!r} on a {owner}")
 
@@ -213,7 +218,7 @@ def read(d: dict, obj: str, path: tuple, owner: str = "joint", q: tuple = (),
         if g.switch:
             out[g.switch] = CK.flag(d.get(g.switch, False), obj, path + (g.switch,))
         for v, k in zip(g.values, g.keys):
-            out[k] = _read_value(v, d.get(k), n, q, obj, path + (k,))
+            out[k] = _read_value(v, d.get(k), n, q, obj, path + (k,), bool(g.switch))
         if g.kind.one_dof and n != 1 and g.is_on(_Rec(out)):
             raise SchemaError(obj, path + (g.keys[0],), f"{g.kind.label.lower() or g.name}s "
                               f"are for 1-DoF joints; a {jtype} joint has {n}")

@@ -40,6 +40,7 @@ from .robots import (
 )
 from .stories import (
     PINCH,
+    PINCH_BALANCE,
     STORY_FRAMES,
     TRENCH,
     story_camera_tilt,
@@ -53,7 +54,7 @@ from .tower_abstract import build_tower_abstract
 #: What callers outside this package use (the operator and panel, the demo, the tests).
 __all__ = ["Example", "EXAMPLES", "ExampleError", "add_example", "check_baked", "STANDING",
            "ANKLE_INCLINE", "WHEEL_RADIUS", "MECHANISM_FRAMES", "STORY_FRAMES", "TRENCH",
-           "PINCH", "contact", "pose", "load_athlete"]
+           "PINCH", "PINCH_BALANCE", "contact", "pose", "load_athlete"]
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,10 @@ vertical with its ankle roll, stands with its ankle straight down.
    ``inspect`` is keyed from 0 to 40 degrees about the vertical: the camera orbits the rock.
 4. ``pinch``: legs 0 and 1 pinch through a virtual link ``pinch_object`` between their feet: a
    virtual prismatic ``pinch_distance`` (foot 0 -> object, along the line between the feet) and
-   a virtual revolute ``pinch_angle`` (object -> foot 1, about that line, a closure); the deck
-   and the pinch angle locked; four feet pinned; the object dragged 0.35 m up (the two limbs
-   rise). ``pinch_distance`` keyed to close by 0.6 m.
+   a virtual revolute ``pinch_angle`` (object -> foot 1, about that line, a closure), locked;
+   the deck level (``deck_flat``) and balanced (a *Balance* goal, :data:`PINCH_BALANCE`) over
+   the four pinned feet; the object dragged 0.35 m up (the two limbs rise).
+   ``pinch_distance`` keyed to close by 0.6 m.
 """
 from __future__ import annotations
 
@@ -210,8 +211,11 @@ def story_pinch(context) -> Built:
     """Story 4 (see the module doc)."""
     def build(steps, robot, built):
         deck = robot["deck"]
-        steps.lock_link(deck)
+        built.joints.append(steps.add_joint("cartesian-3", deck, None,
+                                            at=at(pose(deck)[:3, 3]), name="deck_flat"))
         built.joints += _pins(steps, robot, range(2, 6))
+        steps.select(deck)
+        steps.op("set_balance", margin=PINCH_BALANCE)
         fa, fb = robot["leg0_foot"], robot["leg1_foot"]
         # the feet pinch at wheel-centre height: points on the inner sides of the wheels
         ca = pose(robot["leg0_wheel"])[:3, 3]
@@ -241,3 +245,5 @@ def story_pinch(context) -> Built:
 #: before (m).
 PINCH = -0.6
 PINCH_LIFT = 0.35
+#: Story 4's balance margin (m): the centre of mass stays this far inside wheels 2-5.
+PINCH_BALANCE = 0.05

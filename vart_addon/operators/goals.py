@@ -193,9 +193,9 @@ class _GoalOp(_Operator):
         now = self.goal.kind.current(lk, obj)
         out = {}
         for v in self.goal.values:
-            if v.source == "ask":
+            if v.source == "ask":  # typed in a float32 field: its 7 digits, as typed
                 x = getattr(self, v.name)
-                out[v.name] = float(x) if v.kind == "scalar" else tuple(x)
+                out[v.name] = _typed(x) if v.kind == "scalar" else tuple(map(_typed, x))
             elif v.source == "cursor":
                 out[v.name] = tuple(context.scene.cursor.location)
             elif v.name in now:
@@ -217,6 +217,11 @@ class _ClearGoal(_GoalOp):
     def execute(self, context):
         name = self.owner_name(context)
         return support.apply(self, context, lambda lk: lk.clear_goal(self.goal.name, name))[0]
+
+
+def _typed(x) -> float:
+    """A value of a float32 operator field as typed (0.05, not 0.05000000074505806)."""
+    return float(f"{float(x):.7g}")
 
 
 def _ask(v):

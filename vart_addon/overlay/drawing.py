@@ -18,15 +18,21 @@ Blender); this module only gathers the scene's joints and link poses through the
 - ``scene.vart.overlay_enabled`` toggles it; so does the viewport's own Overlays toggle.
 - Joints are drawn on top of geometry (no depth test), so the structure shows through
   meshes; joints of hidden child links are not drawn. Bad data is skipped, never raised.
+- A link with a balance goal (*Balance*, *CoM Target*, *CoM Over*) adds its robot's support
+  polygon, the region its centre of mass must stay over and the centre of mass's plumb line
+  (:mod:`vart_addon.overlay.support_geometry`).
 """
 from __future__ import annotations
 
 import bpy
+import numpy as np
 
 from ..bridge import BridgeError, SchemaError, scene_key, schema
 from ..bridge import poses as P
 from ..bridge import sublinkages as SL
+from ..properties import gravity_of
 from . import geometry as og
+from . import support_geometry as sg
 
 _state: dict = {"handle": None, "shader": None, "key": None, "batches": []}
 
@@ -92,14 +98,46 @@ def scene_geometry(scene) -> og.OverlayGeometry:
     """The overlay of ``scene`` as line lists grouped by style."""
     sv = getattr(scene, "vart", None)
     glyphs = collect(scene, getattr(sv, "active_joint", ""))
-    return og.build(glyphs, og.auto_size(glyphs))
+    size = og.auto_size(glyphs)
+    geo = og.build(glyphs, size)
+    for style, seg in support_geometry(scene, size).items():
+        have = geo.batches.get(style)
+        geo.batches[style] = seg if have is None else np.concatenate([have, seg])
+    return geo
+
+
+def support_geometry(scene, size: float) -> dict:
+    """``{Style: segments}`` of every link's balance goals (see
+    :mod:`vart_addon.overlay.support_geometry`); links or joints whose data does not validate
+    are left out."""
+    obs = [ob for ob in scene.objects if schema.is_link(ob)]
+    links, joints = {}, []
+    for ob in obs:
+        try:
+            link, js = schema.read_object(ob)
+        except SchemaError:
+            continue
+        if link is not None:
+            links[ob.name] = link
+        joints += js
+    hosts = [n for n, rec in links.items() if any(getattr(rec, k, False) for k in sg.KINDS)]
+    if not hosts:
+        return {}
+    poses = link_poses(obs)
+    out: dict = {}
+    for host in sorted(hosts):
+        for style, seg in sg.support_segments(host, links, joints, poses, gravity_of(scene),
+                                              size).items():
+            out[style] = seg if style not in out else np.concatenate([out[style], seg])
+    return out
 
 
 def cache_key(scene) -> tuple:
     """Changes whenever the drawing may change (see the module doc)."""
     sv = getattr(scene, "vart", None)
     links = [ob for ob in scene.objects if schema.is_link(ob)]
-    parts = [scene_key(scene), getattr(sv, "active_joint", ""), hierarchy(scene, links)]
+    parts = [scene_key(scene), getattr(sv, "active_joint", ""), hierarchy(scene, links),
+             gravity_of(scene)]
     for ob in links:
         raw = ob.get(schema.KEY)
         data = raw.to_dict() if hasattr(raw, "to_dict") else raw

@@ -95,6 +95,14 @@ class GroupProblem:
         # the batches that read goal values (they override Batch.refresh)
         self.value_batches = frozenset(i for i, b in enumerate(self.batches)
                                        if type(b).refresh is not G.Batch.refresh)
+        # the batches of inequality goals that can guard a step (they override Batch.guards)
+        self.guard_batches = [b for b in self.batches if type(b).guards is not G.Batch.guards]
+
+    def guards(self, ev: Evaluation) -> list:
+        """``[(level, row, slack)]``: the inequality goals met at ``ev`` (which has its
+        Jacobians) that a step could break (:meth:`.goals.Batch.guards`)."""
+        return [(b.level, row, slack) for b in self.guard_batches
+                for row, slack in b.guards(ev.state)]
 
     def goal_of_row(self, k: int, rows) -> np.ndarray:
         """The goal (index into ``names[k]``) of each error row of level ``k``, for an

@@ -10,7 +10,8 @@ A kind a user sets (``values``: a lock, a target, a spring...) declares its valu
 declaration come its storage (:mod:`.goal_store`: the owner's ``goals`` dict), the solver's
 ``set_goal`` / ``clear_goal``, the model file's field, and in Blender the stored keys, the
 sidebar row and the *Set* / *Clear* operators. A new kind of goal is a batch class in
-:mod:`.goals` (its error rows and Jacobian) and one :class:`GoalKind` here.
+:mod:`.goals` (its error rows and Jacobian; a family of them may have a module of its own
+beside it, as :mod:`.balance`) and one :class:`GoalKind` here.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from . import balance as B
 from . import goal_store as GS
 from . import goals as G
 from .errors import VartError
@@ -49,7 +51,8 @@ class GoalKind:
     ``build(model, objs, cols, context)``: the batches evaluating the goals of ``objs`` (all of
     one joint type and tree-ness when ``by_type``) over the DoF columns ``cols``.
     ``support(linkage, model, obj, default)``: the support mask when the goal depends on more
-    than its joint (a mimic's leader too); ``default`` is the joint's own support.
+    than its joint or link (a mimic's leader too; a robot's centre of mass); ``default`` is
+    the joint's own support (a link's: the DoF above it).
     ``q_fields``: the :class:`~.parts.Joint` fields holding configurations in the joint's
     layout (inverted with the joint, dropped when its layout changes); ``fields``: its other
     storage.
@@ -157,7 +160,20 @@ def model_support(model, j) -> np.ndarray:
     return (a - b) != 0
 
 
+def _com(kind: str, plane: bool):
+    """A builder of :class:`.balance.ComTargetBatch` es (``plane``: in the ground plane)."""
+    def build(model, links, cols, ctx):
+        axes = B.SP.plane_axes(ctx.linkage.gravity) if plane else None
+        return [B.ComTargetBatch(kind, model, ctx.linkage, links, cols, axes)]
+    return build
+
+
+def _balance(model, links, cols, ctx):
+    return [B.BalanceBatch(model, ctx.linkage, links, cols, ctx.linkage.gravity)]
+
+
 _Q = Value("q", "config", "Value")
+_COM_POINT = Value("point", "vector", "Point", "m", frame="world", source="cursor")
 _MASK = Value("mask", "mask", "DoF")
 
 #: Every kind of goal, highest level first.
@@ -169,6 +185,12 @@ KINDS: tuple[GoalKind, ...] = (
     GoalKind("limit", Level.LIMIT, "joint", _has_limits,
              lambda model, js, cols, ctx: [G.LimitBatch(model, js, cols)],
              fields=("lower", "upper")),
+    GoalKind("balance", Level.LIMIT, "link", lambda lk, link: "balance" in link.goals,
+             _balance, by_type=False, support=B.robot_support, label="Balance",
+             values=(Value("margin", "scalar", "Margin", "m", nonneg=True, source="ask",
+                           default=(0.02,)),),
+             help="Keep the centre of mass of the link's robot over the support polygon of "
+                  "its pins, moved in by a margin (an inequality, at the limit level)"),
     GoalKind("lock", Level.LOCK, "joint", lambda lk, j: j.lock_q is not None,
              _config("lock", Level.LOCK, "lock_q"), q_fields=("lock_q",),
              values=(_Q,), label="Lock", toggle=True,
@@ -200,6 +222,15 @@ KINDS: tuple[GoalKind, ...] = (
                      Value("point", "vector", "Point", "m", frame="world", source="cursor")),
              help="Point an axis of the link (its -Z, a camera's view, by default) from its "
                   "origin at the 3D cursor (target level)"),
+    GoalKind("com_target", Level.TARGET, "link", lambda lk, link: "com_target" in link.goals,
+             _com("com_target", False), by_type=False, support=B.robot_support,
+             label="CoM Target", values=(_COM_POINT,),
+             help="Hold the centre of mass of the link's robot at the 3D cursor (target level)"),
+    GoalKind("com_over", Level.TARGET, "link", lambda lk, link: "com_over" in link.goals,
+             _com("com_over", True), by_type=False, support=B.robot_support,
+             label="CoM Over", values=(_COM_POINT,),
+             help="Hold the centre of mass of the link's robot on the vertical line through "
+                  "the 3D cursor (target level)"),
     GoalKind("posture", Level.POSTURE, "joint", lambda lk, j: j.posture_q is not None,
              _config("posture", Level.POSTURE, "posture_q"), q_fields=("posture_q",),
              values=(_Q,), label="Posture",

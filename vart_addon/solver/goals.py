@@ -117,6 +117,14 @@ class Batch:
     def rows(self, state, jac: bool):  # pragma: no cover - interface
         raise NotImplementedError
 
+    def guards(self, state) -> list:
+        """An inequality goal met at ``state`` that one step could break: ``[(row, slack)]``,
+        ``row`` (n_cols,) the Jacobian of how far outside it is, ``slack`` >= 0 how far inside
+        it is (the goal holds while ``row . dq <= slack``). The stepper adds one as the row
+        ``row . dq = slack`` at this batch's level when its step would break it (see
+        :class:`.stepper.Stepper`); most goals have none."""
+        return []
+
 
 class InvariantBatch(Batch):
     """Closure joints of one type: their invariant residual (6 - dof rows each), or that of

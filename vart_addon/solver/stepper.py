@@ -100,6 +100,8 @@ class Stepper:
             part = block_gram.step(levels, n, s.sigma0, s.lambda_max, extra, gp.structures)
         if part is None:
             part = prioritized_step(levels, n, s.sigma0, s.lambda_max, extra)
+        if gp.guard_batches:
+            levels, part = self.guarded(gp, ev, levels, part, upto, extra)
         dq = self.capped(part)
         if self.cap != 1.0:
             self.complete = None
@@ -127,6 +129,29 @@ class Stepper:
             if not over.any():
                 break
         return dq
+
+    def guarded(self, gp, ev, levels, part, upto, extra):
+        """``(levels, step)``: ``part`` unless it breaks an inequality goal met at ``ev``
+        (:meth:`.evaluation.GroupProblem.guards`, e.g. a centre of mass inside its support);
+        then the step again with each goal it breaks as a row at its level that takes it to
+        its edge (``row . dq = slack``: an active set, at most three rounds), so the goals
+        below move along the edge instead of out and back."""
+        guards = [g for g in gp.guards(ev) if g[0] <= upto]
+        taken: list = []
+        for _ in range(3):
+            hit = [g for g in guards if g not in taken and float(g[1].dot(part)) > g[2] + 1e-15]
+            if not hit:
+                break
+            taken += hit
+            self.complete = self.frozen = None
+            levels = [(dense(J), r) for J, r in levels]
+            for k, row, slack in hit:
+                at = gp.active_levels.index(k)
+                J, r = levels[at]
+                levels[at] = (np.vstack([J, row[None]]), np.append(r, slack))
+            part = prioritized_step(levels, len(gp.cols), self.settings.sigma0,
+                                    self.settings.lambda_max, extra)
+        return levels, part
 
     def unfreeze(self):
         """The next steps use new Jacobians (a simplified Newton step did not do well)."""

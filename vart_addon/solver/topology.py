@@ -72,7 +72,10 @@ def _atoms(linkage, model) -> list[_Atom]:
         if kind.owner == "link":
             for link in linkage.links.values():
                 if kind.present(linkage, link):
-                    atoms.append(_Atom(kind, link, model.anc_sign[model.index[link.name]] != 0))
+                    own = model.anc_sign[model.index[link.name]] != 0
+                    support = own if kind.support is None else \
+                        kind.support(linkage, model, link, own)
+                    atoms.append(_Atom(kind, link, support))
     return atoms
 
 

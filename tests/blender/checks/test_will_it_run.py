@@ -4,8 +4,8 @@ with the clearance check: curves keyed, markers where failing frames begin, the 
 frames and joints listed with a click that goes there, Esc that stops cleanly.
 
 The four stories' figures are news, not tuned: what the issue measured on them (story 2's
-leg 0 wheel dragged 1.3 m, story 3's scrubbing 446 mm, story 4's centre of mass 0.3 to 10.8 mm
-outside wheels 2-5) is what the check must find; the limb joints need 36 to 43 % of their
+leg 0 wheel dragged 1.3 m, story 3's scrubbing 446 mm, story 4, balanced by its goal, needing
+about 1.4 times the limit on four wheels) is what the check must find; the limb joints need 36 to 43 % of their
 derived limit (assets/README.md: the least they could share and stand with the published
 300 kg payload on five wheels; four to five times the model's old 100 N m)."""
 from __future__ import annotations
@@ -62,13 +62,21 @@ def test_story_3_scrubs_a_wheel_446_mm(vart_registered):
     assert rep.total_slip()["ground under leg0_wheel"] == pytest.approx(0.4485, abs=0.001)
 
 
-def test_story_4_has_its_centre_of_mass_outside_wheels_2_to_5(vart_registered):
+def test_story_4_is_balanced_by_its_goal_but_needs_more_torque_on_four_wheels(
+        vart_registered):
+    """Story 4 keeps its centre of mass 0.05 m inside wheels 2-5 (its Balance goal on the
+    deck; before it, the centre of mass went 0.3 to 10.8 mm outside), and four wheels carry
+    the 850 kg robot: legs 2 and 5's hip and knee pitch need about 1.4 times the limit
+    derived for standing on five (news, not tuned; the margin does not change it: 136 to
+    143 % for margins of 0.05 to 0.45 m)."""
     rep, _, _ = statics(story("pinch"))
-    assert not rep.balanced.any()
-    assert rep.margin[0] == pytest.approx(-0.3e-3, abs=0.1e-3)
-    assert rep.margin[-1] == pytest.approx(-10.8e-3, abs=0.1e-3)
+    assert rep.balanced.all()
+    assert rep.margin.min() >= 0.05 - 1e-5 and rep.margin.max() < 0.05 + 1e-4
     assert sorted(rep.load) == [f"leg{k}_pin" for k in range(2, 6)]  # legs 0, 1 pinch
-    assert all(why[0][0] == "balance" for why in rep.failures().values())
+    assert max(rep.total_slip().values()) < 1e-6
+    assert 1.3 < rep.worst.max() < 1.5
+    assert {j.split("_", 1)[0] for j, _, _ in rep.worst_joints(4)} <= {"leg2", "leg5"}
+    assert all(why[0][0] == "torque" for why in rep.failures().values())
 
 
 def test_the_operator_keys_marks_lists_and_goes_to_a_row(vart_registered):

@@ -182,7 +182,10 @@ def test_story_4_bimanual_pinch(vart_registered):
     (a0, b0, d0), (a1, b1, d1) = (at(f, "leg0_foot", "leg1_foot", "deck") for f in (1, N))
     gap0, gap1 = (np.linalg.norm(b[:3, 3] - a[:3, 3]) for a, b in ((a0, b0), (a1, b1)))
     assert gap1 - gap0 == pytest.approx(X.PINCH, abs=1e-5)   # pinched by 0.6 m
-    assert np.abs(d1 - d0).max() < 1e-6                         # the deck is locked
+    assert np.abs(d1[:3, :3] - d0[:3, :3]).max() < 1e-6         # the deck stays level
+    assert js["deck_flat"].type == "cartesian-3" and js["deck_flat"].parent is None
+    deck = S.read_object(bpy.data.objects["deck"])[0]
+    assert deck.balance and deck.balance_margin == X.PINCH_BALANCE  # kept by Balance
     R0, R1 = a0[:3, :3].T @ b0[:3, :3], a1[:3, :3].T @ b1[:3, :3]
     assert np.abs(R1 - R0).max() < 1e-5                         # the pinch angle held
     assert min(a1[2, 3], b1[2, 3]) > 0.4                        # the limbs are raised

@@ -396,6 +396,13 @@ def test_active_joint_and_link_panels_show_goals_and_link_fields():
     assert "Look At: (0, 0, -1), point (2, 1, 0.5) m" in labels(log), labels(log)
     buttons = [b_.get("operator") for n, b_ in log if n == "operator"]
     assert {"vart.lock", "vart.set_look_at", "vart.clear_look_at"} <= set(buttons), buttons
+    assert {"Balance: none", "CoM Target: none", "CoM Over: none"} <= set(labels(log))
+    schema.update_link(b, balance=True, balance_margin=0.03, com_over=True,
+                       com_over_point=(0.5, -0.25, 0.0))
+    text = labels(draw(PS.VART_PT_active_link))
+    assert "Balance: 0.03 m" in text and "CoM Over: (0.5, -0.25, 0) m" in text, text
+    assert {"vart.set_balance", "vart.clear_balance", "vart.set_com_over"} <= set(
+        b_.get("operator") for n, b_ in draw(PS.VART_PT_active_link) if n == "operator")
     assert bpy.context.scene.vart_live.mass == pytest.approx(2.5)
     assert tuple(bpy.context.scene.vart_live.com) == pytest.approx((0.1, 0.0, 0.0))
     plain = bpy.data.objects.new("Plain", None)
