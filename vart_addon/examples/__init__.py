@@ -12,6 +12,8 @@ four stories"), each built into the current scene by :func:`add_example` (operat
   with each leg a driven sublinkage;
 - :mod:`.stories`: the four stories, built with vart's operators as a user would
   (:mod:`.steps`);
+- :mod:`.quadruped`: ``go2_step``, Unitree Go2 (from the installed example-robot-data)
+  balanced over three pinned feet while it lifts the fourth, built the same way;
 - :mod:`.common`: what they share (:class:`Built`, :class:`ExampleError`, poses, keying).
 
 :func:`check_baked` (:mod:`.check`) checks a bake from the baked values, frame by frame (the
@@ -28,6 +30,7 @@ from .athlete_legs import load_athlete_legs, story_camera_tilt_legs
 from .check import check_baked
 from .common import MECHANISM_FRAMES, Built, ExampleError, pose
 from .msim import build_step_probe, build_truss_gripper
+from .quadruped import example_go2_step
 from .robots import (
     ANKLE_INCLINE,
     STANDING,
@@ -107,6 +110,10 @@ EXAMPLES = {e.key: e for e in (
             story_inspection, True),
     Example("pinch", "Story 4: Bimanual Pinch", "Two limbs pinch a virtual object (virtual "
             "prismatic keyed 0 to -0.6 m, revolute locked)", story_pinch, True),
+    Example("go2_step", "Go2: Lift a Leg", "Unitree Go2 (from example-robot-data, with its "
+            "maker's limits) balanced over three pinned feet crouches, lifts its front right "
+            "foot 8 cm and puts it down (needs example-robot-data installed)",
+            example_go2_step, True),
 )}
 
 
