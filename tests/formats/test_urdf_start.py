@@ -94,7 +94,7 @@ def test_vart_s_own_klampt_path_of_a_robot_is_its_pose_file(tmp_path):
     base = BaseMotion(layout.base_link, np.array([[0.1, 0.2, 0.3, 0, 0, 0, 1.0]] * 2))
     traj = Trajectory(free, times, pos, base=base)
     path = tmp_path / "solo.path"
-    export_motion(traj, path, every_frame=True, klampt=layout)
+    export_motion(traj, path, every_frame=True, layout=layout)
     assert len(path.read_text().split("\n")[0].split()) == 2 + layout.size > 2 + len(free)
     values, warnings = start_from_file(robot, path)
     assert values == pytest.approx(want, abs=1e-12)

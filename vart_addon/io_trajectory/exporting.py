@@ -160,7 +160,8 @@ def export_trajectory(scene, path, *, frame_start=None, frame_end=None,
     if tree is not None and tree.floating:
         frames = np.arange(start, end + 1)
         traj = traj.replace(base=sample_base(scene, tree, frames))
-    klampt = tree.klampt_layout() if fmt.layout == TIO.KLAMPT and tree is not None else None
+    layout = tree.config_layout(fmt.layout) if fmt.layout is not TIO.NAMED and \
+        tree is not None else None
     try:
         if refuse_violations:
             full = TR.unwrap(TR.select(traj, include_virtual))
@@ -173,14 +174,14 @@ def export_trajectory(scene, path, *, frame_start=None, frame_end=None,
         done = TIO.export_motion(
             traj, path, include_virtual=include_virtual, every_frame=every_frame,
             angle_step=angle_step, length_step=length_step, derivatives=derivatives,
-            retime=retime, limits=limits, max_speedup=max_speedup, klampt=klampt)
+            retime=retime, limits=limits, max_speedup=max_speedup, layout=layout)
     except TrajectoryError:
         raise
     except (ValueError, OSError) as e:
         raise TrajectoryError(f"{e}; nothing was written" if isinstance(e, ValueError)
                               else str(e)) from None
     base = traj.base.link if traj.base is not None and (
-        klampt is not None or traj.base.moves()) else None
+        layout is not None or traj.base.moves()) else None
     if done.timing is not None:
         notes.extend(done.timing.notes)
     return ExportResult(path, done.written, start, end, done.violations, notes, base,

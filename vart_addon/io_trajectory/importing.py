@@ -66,8 +66,8 @@ def read_trajectory(path, scene=None, cols=None) -> TR.Trajectory:
         raise TrajectoryError(str(e)) from None
     by_name = {c.name: c for c in cols}
     try:
-        if fmt.layout == TIO.KLAMPT:  # the robot's Klampt layout, or the scene's columns
-            layout = _klampt_layout(scene)
+        if fmt.layout is not TIO.NAMED:  # the robot's configuration, or the scene's columns
+            layout = _config_layout(scene, fmt.layout)
             if layout is not None and layout.size == traj.n_joints:
                 return layout.from_config(traj)
             real = [c for c in cols if not c.virtual]
@@ -75,8 +75,8 @@ def read_trajectory(path, scene=None, cols=None) -> TR.Trajectory:
                 cols if len(cols) == traj.n_joints else None
             if pick is None:
                 raise TrajectoryError(
-                    f"{path}: milestones have {traj.n_joints} values, but the robot's Klampt "
-                    f"configuration has {layout.size if layout else 'no'} entries and the "
+                    f"{path}: milestones have {traj.n_joints} values, but the robot's "
+                    f"{fmt.layout.title} has {layout.size if layout else 'no'} entries and the "
                     f"scene has {len(real)} real joint values ({len(cols)} with the virtual "
                     f"ones); a {fmt.extension} file has no joint names, so its values must be "
                     "one of those, in the order of an export: "
@@ -99,11 +99,12 @@ def read_trajectory(path, scene=None, cols=None) -> TR.Trajectory:
     return traj
 
 
-def _klampt_layout(scene):
-    """The Klampt layout of the scene's robot, or None when it has none."""
+def _config_layout(scene, kind):
+    """The configuration layout of class ``kind`` of the scene's robot, or None when it has
+    none."""
     try:
         tree = robot_tree(scene)
-        return None if tree is None else tree.klampt_layout()
+        return None if tree is None else tree.config_layout(kind)
     except BridgeError:
         return None
 

@@ -1,10 +1,11 @@
 """The robot a trajectory drives, as its URDF export sees it: its root link (the floating
 base, unless the root is the ground), the root's world pose at each frame, and its Klampt
-configuration layout.
+configuration layout (Klampt's, or any format's).
 
 The tree is the one *Export URDF* writes
 (:func:`~vart_addon.formats.urdf.from_linkage.urdf_from_linkage` of the scene's linkage), so
-a ``.path`` written with :func:`klampt_layout` loads in Klampt beside that URDF. The root's
+a ``.path`` written with its :meth:`RobotTree.config_layout` loads in Klampt beside that
+URDF. The root's
 pose ``T_world_root`` comes from its transform F-curves (a plain unparented object) or from
 the scene frame by frame (``frame_set``, the current frame restored), scale removed.
 """
@@ -20,7 +21,7 @@ from ..bridge import BridgeError, SceneBridge
 from ..bridge import animation as A
 from ..bridge import poses as P
 from ..formats.trajectory.base_motion import BaseMotion, pose_rows
-from ..formats.trajectory.klampt_layout import KlamptLayout
+from ..formats.trajectory.files import ConfigLayout
 from ..formats.urdf import files as urdf
 from ..formats.urdf.from_linkage import urdf_from_linkage
 from ..shared.frames import kept_frame
@@ -42,12 +43,14 @@ class RobotTree:
     root: str
     floating: bool
 
-    def klampt_layout(self) -> KlamptLayout:
-        """The robot's Klampt configuration layout; TrajectoryError if it has none."""
+    def config_layout(self, kind) -> ConfigLayout:
+        """The robot's configuration layout of class ``kind`` (a format's
+        :attr:`~vart_addon.formats.trajectory.files.TrajectoryFormat.layout`, e.g. Klampt's);
+        TrajectoryError if it cannot hold the robot."""
         try:
-            return KlamptLayout.of(self.robot, self.linkage)  # type: ignore[arg-type]
+            return kind.of(self.robot, self.linkage)
         except ValueError as e:
-            raise TrajectoryError(f"cannot write a Klampt path: {e}") from None
+            raise TrajectoryError(f"cannot write a {kind.title}: {e}") from None
 
 
 def robot_tree(scene) -> RobotTree | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence, Union
+from typing import Callable, ClassVar, Optional, Protocol, Sequence, Union
 
 from ..atomic import write_atomic
 from .codecs import (
@@ -33,16 +33,39 @@ from .ros_json import format_json, parse_json
 from .timing import Limits, RetimeResult, with_derivatives
 from .timing import retime as retime_motion
 
-__all__ = ["NAMED", "KLAMPT", "TrajectoryFormat", "TABLE", "FORMATS", "format_of", "file_glob", "extensions_text",
+__all__ = ["NAMED", "KLAMPT", "ConfigLayout", "TrajectoryFormat", "TABLE", "FORMATS",
+           "format_of", "file_glob", "extensions_text",
            "TrajectoryFormatError", "format_csv", "parse_csv", "format_json", "parse_json",
            "format_path", "parse_path", "save_trajectory", "load_trajectory",
            "export_trajectory", "export_motion", "Exported"]
 
 PathLike = Union[str, os.PathLike]
-#: Layouts of a file's values: one named column per joint value (and the base's), or the
-#: robot's Klampt configuration vector (:mod:`.klampt_layout`: entries in Klampt's order,
-#: unnamed).
-NAMED, KLAMPT = "named", "klampt"
+#: Layouts of a file's values (:attr:`TrajectoryFormat.layout`): ``NAMED`` (None), one named
+#: column per joint value (and the base's); or a *configuration layout*, a class of
+#: :class:`ConfigLayout`: the robot's configuration vector, unnamed, in its own order, such as
+#: ``KLAMPT`` (:class:`.klampt_layout.KlamptLayout`: Klampt's entries).
+NAMED = None
+KLAMPT = KlamptLayout
+
+
+class ConfigLayout(Protocol):
+    """A robot's configuration vector as a file holds it. The class: ``title`` (what
+    messages call it, "Klampt configuration") and ``of(robot, linkage)``, the layout of a
+    robot's URDF (as vart exports it for ``linkage``; ValueError naming what it cannot
+    hold). An instance: ``size`` (entries) and ``to_config`` / ``from_config``, a trajectory
+    of named joint columns (and base poses) to the vector's entries and back."""
+
+    title: ClassVar[str]
+
+    @classmethod
+    def of(cls, robot, lk) -> "ConfigLayout": ...
+
+    @property
+    def size(self) -> int: ...
+
+    def to_config(self, traj: Trajectory) -> Trajectory: ...
+
+    def from_config(self, traj: Trajectory) -> Trajectory: ...
 #: A reader: (text, source name, expected joint names or None, expected kinds or None).
 Reader = Callable[[str, str, Optional[Sequence[str]], Optional[Sequence[str]]], Trajectory]
 
@@ -59,11 +82,11 @@ class TrajectoryFormat:
     read: Reader
     names: bool        #: the file states joint names (else the caller gives them)
     units: bool        #: the file states units, hence kinds (else the caller gives them)
-    layout: str = NAMED  #: :data:`NAMED` or :data:`KLAMPT`: what its values are
+    layout: Optional[type[ConfigLayout]] = NAMED  #: :data:`NAMED` or a ConfigLayout class
     derivatives: bool = False  #: writes velocities and accelerations unless told otherwise
 
     def __post_init__(self):
-        assert self.layout in (NAMED, KLAMPT), self.layout
+        assert self.layout is NAMED or callable(getattr(self.layout, "of", None)), self.layout
 
     @property
     def label(self) -> str:
@@ -169,14 +192,14 @@ def export_motion(traj: Trajectory, path: PathLike, *, include_virtual: bool = F
                   length_step: float = 0.02, derivatives: Optional[bool] = None,
                   retime: Optional[str] = None, limits: Optional[Limits] = None,
                   max_speedup: float = 10.0,
-                  klampt: Optional[KlamptLayout] = None) -> Exported:
+                  layout: Optional[ConfigLayout] = None) -> Exported:
     """The whole export: select the joints (real only unless ``include_virtual``), unwrap the
-    continuous ones, drop a base that does not move (unless a Klampt layout needs its
+    continuous ones, drop a base that does not move (unless a configuration layout needs its
     entries), re-time (``retime``: "uniform" or "toppra" within ``limits``, see
     :mod:`.timing`) or keep the times, take velocities and accelerations from the full-rate
     samples, check limits on every sample, decimate to waypoints (``angle_step`` rad,
-    ``length_step`` m, or ``every_frame``) and write ``path`` atomically: for a ``.path``
-    with ``klampt``, the robot's Klampt configurations.
+    ``length_step`` m, or ``every_frame``) and write ``path`` atomically: with ``layout``
+    (the robot's, for a format with a configuration layout), its configuration vectors.
 
     ``derivatives``: write velocities and accelerations (default: the format's
     :attr:`TrajectoryFormat.derivatives`; a ``.path`` has none). Violations are reported,
@@ -184,7 +207,7 @@ def export_motion(traj: Trajectory, path: PathLike, *, include_virtual: bool = F
     fmt = format_of(path)  # fail before any work
     full = unwrap(select(traj, include_virtual))
     check_exportable(full)
-    if full.base is not None and klampt is None and not full.base.moves():
+    if full.base is not None and layout is None and not full.base.moves():
         full = full.replace(base=None)
     timing = None
     if retime:
@@ -198,8 +221,8 @@ def export_motion(traj: Trajectory, path: PathLike, *, include_virtual: bool = F
         out = out.replace(velocities=None, accelerations=None,
                           base=None if out.base is None else out.base.replace(
                               velocities=None, accelerations=None))
-    if fmt.layout == KLAMPT and klampt is not None:
-        out = klampt.to_config(out)
+    if fmt.layout is not NAMED and layout is not None:
+        out = layout.to_config(out)
     save_trajectory(out, path)
     return Exported(out, violations, timing)
 
@@ -208,7 +231,7 @@ def export_trajectory(traj: Trajectory, path: PathLike, *, include_virtual: bool
                       every_frame: bool = False, angle_step: float = math.radians(2.0),
                       length_step: float = 0.02):
     """:func:`export_motion` with the formats' default derivatives, the scene's timing and
-    no Klampt layout. Returns ``(written, violations)``."""
+    no configuration layout. Returns ``(written, violations)``."""
     done = export_motion(traj, path, include_virtual=include_virtual, every_frame=every_frame,
                          angle_step=angle_step, length_step=length_step)
     return done.written, done.violations

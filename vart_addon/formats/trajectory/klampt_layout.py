@@ -17,7 +17,7 @@ opposite value. A root that is the ground (``world``) sits at the identity: zero
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional
+from typing import ClassVar, Optional
 
 import numpy as np
 
@@ -38,6 +38,8 @@ class KlamptLayout:
     order (depth first from the root). ``sources``: per link, ``(vart joint, sign, kind)``
     of the value it holds, or None for a fixed joint (always 0)."""
 
+    #: What messages call it (:class:`.files.ConfigLayout`).
+    title: ClassVar[str] = "Klampt configuration"
     base_link: str
     grounded: bool
     links: tuple[str, ...]

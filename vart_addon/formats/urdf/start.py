@@ -84,26 +84,26 @@ def start_values(robot: Robot, start: str = "zero") -> tuple[dict[str, float], l
     return values, warnings
 
 
-def _from_klampt(robot: Robot, traj, free: list, kinds: dict):
-    """A Klampt ``.path``'s milestones as the robot's joint values: the robot's Klampt
-    configuration (as vart's export of it writes it: base entries, then one per link) when
-    the width matches, else the free 1-DoF joints in the order of an export of values only
-    (sorted by name). ValueError when neither fits."""
-    from ..trajectory.klampt_layout import KlamptLayout
+def _from_config(robot: Robot, traj, free: list, kinds: dict, kind):
+    """A file's configuration vectors (a format whose layout is ``kind``, e.g. a Klampt
+    ``.path``'s milestones) as the robot's joint values: the robot's configuration (as
+    vart's export of it writes it; for Klampt: base entries, then one per link) when the width
+    matches, else the free 1-DoF joints in the order of an export of values only (sorted by
+    name). ValueError when neither fits."""
     from .from_linkage import urdf_from_linkage
     from .to_linkage import linkage_from_urdf
     try:
         lk, _ = linkage_from_urdf(robot)
         written, _ = urdf_from_linkage(lk, robot.name or "robot")
-        layout = KlamptLayout.of(written, lk)
+        layout = kind.of(written, lk)
     except (ValueError, VartError):
         layout = None
     if layout is not None and layout.size == traj.n_joints:
         return layout.from_config(traj)
     if len(free) == traj.n_joints:
         return traj.replace(joint_names=free, kinds=[kinds[n] for n in free])
-    raise ValueError(f"milestones have {traj.n_joints} values, but the robot's Klampt "
-                     f"configuration has {layout.size if layout else 'no'} entries and it has "
+    raise ValueError(f"milestones have {traj.n_joints} values, but the robot's {kind.title} "
+                     f"has {layout.size if layout else 'no'} entries and it has "
                      f"{len(free)} joints that move on their own")
 
 
@@ -121,8 +121,8 @@ def start_from_file(robot: Robot, path) -> tuple[dict[str, float], list[str]]:
     try:
         fmt = trajectory_files.format_of(path)
         traj = trajectory_files.load_trajectory(path)
-        if fmt.layout == trajectory_files.KLAMPT:
-            traj = _from_klampt(robot, traj, free, kinds)
+        if fmt.layout is not trajectory_files.NAMED:
+            traj = _from_config(robot, traj, free, kinds, fmt.layout)
         else:
             wrong = [(n, kind) for n, kind in zip(traj.joint_names, traj.kinds)
                      if fmt.units and n in kinds and kinds[n] != kind]
