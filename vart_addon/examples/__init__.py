@@ -46,6 +46,7 @@ from .stories import (
     PINCH_BALANCE,
     STORY_FRAMES,
     TRENCH,
+    TRENCH_CLEARANCE,
     story_camera_tilt,
     story_inspection,
     story_pinch,
@@ -57,7 +58,7 @@ from .tower_abstract import build_tower_abstract
 #: What callers outside this package use (the operator and panel, the demo, the tests).
 __all__ = ["Example", "EXAMPLES", "ExampleError", "add_example", "check_baked", "STANDING",
            "ANKLE_INCLINE", "WHEEL_RADIUS", "MECHANISM_FRAMES", "STORY_FRAMES", "TRENCH",
-           "PINCH", "PINCH_BALANCE", "contact", "pose", "load_athlete"]
+           "TRENCH_CLEARANCE", "PINCH", "PINCH_BALANCE", "contact", "pose", "load_athlete"]
 
 
 @dataclass(frozen=True)

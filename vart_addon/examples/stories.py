@@ -20,11 +20,13 @@ vertical with its ankle roll, stands with its ankle straight down.
    never rotates); leg 0's foot is the scoop, held by a chain world -(prismatic ``trench``)->
    ``trench_slide`` -(prismatic ``trench_depth``)-> ``trench_depth_link`` -(revolute
    ``scoop_pitch``)-> ``scoop_carrier`` -(revolute ``scoop_roll``)-> scoop; depth and pitch
-   locked; the other five feet pinned. ``trench`` keyed -0.9 -> +0.4 m along the ground.
+   locked; the other five feet pinned. ``trench`` keyed -0.9 -> +0.4 m over the ground, the
+   scoop's edge :data:`TRENCH_CLEARANCE` above it (its wheel clear).
 3. ``inspection``: a camera (a Blender camera made a link, on a real fixed joint) on leg 0's
    foot; a virtual link ``rock`` (a sphere) locked on the ground; a virtual spherical
    ``inspect`` joint from the rock to the camera, centred on the rock, so the camera keeps its
-   distance and looks at it; deck flat (cartesian-3); five feet pinned. The target of
+   distance and looks at it; deck flat (cartesian-3); five feet pinned, leg 0's lifted
+   :data:`INSPECT_LIFT` clear of the ground first. The target of
    ``inspect`` is keyed from 0 to 40 degrees about the vertical: the camera orbits the rock.
 4. ``pinch``: legs 0 and 1 pinch through a virtual link ``pinch_object`` between their feet: a
    virtual prismatic ``pinch_distance`` (foot 0 -> object, along the line between the feet) and
@@ -111,10 +113,14 @@ def story_trenching(context) -> Built:
     def build(steps, robot, built):
         _deck_flat_on_five_legs(steps, robot, built)
         scoop = robot["leg0_foot"]
+        # the scoop's edge skims the ground, its wheel clear of it (a wheel dragged along the
+        # ground under load would slide: the static check finds 1.3 m): the foot dragged up
+        steps.select(scoop)
+        steps.op("drag", link=scoop.name, translation=(0.0, 0.0, TRENCH_CLEARANCE))
         tip = contact(robot["leg0_wheel"])
         radial = _outward(robot, pose(robot["leg0_hip"])[:3, 3])
         lateral = np.cross((0.0, 0.0, 1.0), radial)
-        # the trench runs outward along the ground through the scoop's tip; q = 0 is 0.5 m
+        # the trench runs outward over the ground through the scoop's tip; q = 0 is 0.5 m
         # further in than where the scoop stands, so -0.9 .. +0.4 spans 1.4 .. 2.7 m out
         slide = steps.add_virtual_link("trench_slide", at(tip))
         trench = steps.add_joint("prismatic", slide, None, at=frame_z(radial, tip),
@@ -139,6 +145,8 @@ def story_trenching(context) -> Built:
 
 #: The trench's keyed range (m): -0.9 -> +0.4, as the original experiment keyed it.
 TRENCH = (-0.9, 0.4)
+#: How high above the ground the scoop's edge (and its wheel) travels (m).
+TRENCH_CLEARANCE = 0.03
 
 
 def story_inspection(context) -> Built:
@@ -146,6 +154,10 @@ def story_inspection(context) -> Built:
     def build(steps, robot, built):
         _deck_flat_on_five_legs(steps, robot, built)
         foot = robot["leg0_foot"]
+        # leg 0's wheel lifted clear of the ground (turning on it under load, it would scrub
+        # 449 mm): the foot dragged up
+        steps.select(foot)
+        steps.op("drag", link=foot.name, translation=(0.0, 0.0, INSPECT_LIFT))
         F = pose(foot)
         radial = _outward(robot, F[:3, 3])
         # the camera: on the outer side of the foot, looking outward and 30 degrees down
@@ -183,6 +195,8 @@ def story_inspection(context) -> Built:
 
 
 ROCK_RADIUS = 0.18
+#: How far leg 0's foot is lifted before the camera is set up (m).
+INSPECT_LIFT = 0.05
 
 
 def _rock_mesh(rock, collection):

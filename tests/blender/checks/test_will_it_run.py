@@ -3,10 +3,11 @@ static torque, slip of loaded contacts) read from the scene, and the operator th
 with the clearance check: curves keyed, markers where failing frames begin, the worst
 frames and joints listed with a click that goes there, Esc that stops cleanly.
 
-The four stories' figures are news, not tuned: what the issue measured on them (story 2's
-leg 0 wheel dragged 1.3 m, story 3's scrubbing 446 mm, story 4, balanced by its goal, needing
-about 1.4 times the limit on four wheels) is what the check must find; the limb joints need 36 to 43 % of their
-derived limit (assets/README.md: the least they could share and stand with the published
+The four stories' figures are news, not tuned: stories 2 and 3 pass with leg 0's wheel
+clear of the ground (on it, the check finds it dragged 1.3 m in story 2: the known case of a
+loaded contact sliding), story 4, balanced by its goal, needs about 1.4 times the limit on
+four wheels; the limb joints need 36 to 41 % of their derived limit on six wheels, up to
+79 % on five (assets/README.md: the least they could share and stand with the published
 300 kg payload on five wheels; four to five times the model's old 100 N m)."""
 from __future__ import annotations
 
@@ -47,19 +48,37 @@ def test_story_1_is_balanced_without_slip_and_within_its_derived_limits(vart_reg
     assert rep.failures() == {}  # story 1 passes the static check
 
 
-def test_story_2_drags_leg_0s_wheel_1_3_m_under_load(vart_registered):
-    rep, _, _ = statics(story("trenching"))
+@pytest.mark.parametrize("key, worst", [("trenching", 0.79), ("inspection", 0.73)])
+def test_stories_2_and_3_pass_with_leg_0s_wheel_clear_of_the_ground(vart_registered, key,
+                                                                      worst):
+    """Leg 0 works with its wheel lifted clear (3 cm, 5 cm): five pinned wheels carry the
+    robot, balanced, without slip, the hip pitches of legs 1 and 5 at 73-79 % of their derived
+    limit at frame 48."""
+    rep, _, _ = statics(story(key))
+    assert rep.balanced.all() and rep.margin.min() > 0.9
+    assert sorted(rep.load) == [f"leg{k}_pin" for k in range(1, 6)]
+    assert max(rep.total_slip().values()) < 1e-6
+    assert rep.worst.max() == pytest.approx(worst, abs=0.01)
+    assert rep.failures() == {}
+
+
+@pytest.fixture
+def wheel_on_the_ground(monkeypatch):
+    """Story 2 as it was first built: leg 0's wheel resting on the ground as the scoop drags
+    it along the trench (the known case of a loaded contact sliding)."""
+    from vart_addon.examples import stories
+    monkeypatch.setattr(stories, "TRENCH_CLEARANCE", 0.0)
+    return story("trenching")
+
+
+def test_a_loaded_wheel_dragged_1_3_m_is_found(vart_registered, wheel_on_the_ground):
+    rep, _, _ = statics(wheel_on_the_ground)
     slip = rep.total_slip()
     assert slip["ground under leg0_wheel"] == pytest.approx(1.3, abs=0.005)
     assert (rep.load["ground under leg0_wheel"] > 0.01 * rep.weight).all()
     assert all(s < 1e-6 for g, s in slip.items() if g.endswith("_pin"))
     slid = [f for f, why in rep.failures().items() if "slip" in [k for k, _ in why]]
     assert slid == list(range(2, 49))
-
-
-def test_story_3_scrubs_a_wheel_446_mm(vart_registered):
-    rep, _, _ = statics(story("inspection"))
-    assert rep.total_slip()["ground under leg0_wheel"] == pytest.approx(0.4485, abs=0.001)
 
 
 def test_story_4_is_balanced_by_its_goal_but_needs_more_torque_on_four_wheels(
@@ -79,8 +98,8 @@ def test_story_4_is_balanced_by_its_goal_but_needs_more_torque_on_four_wheels(
     assert all(why[0][0] == "torque" for why in rep.failures().values())
 
 
-def test_the_operator_keys_marks_lists_and_goes_to_a_row(vart_registered):
-    scene = story("trenching")
+def test_the_operator_keys_marks_lists_and_goes_to_a_row(vart_registered, wheel_on_the_ground):
+    scene = wheel_on_the_ground
     scene.timeline_markers.new("mine", frame=3)
     assert bpy.ops.vart.will_it_run() == {'FINISHED'}
     sv = scene.vart

@@ -153,10 +153,12 @@ def build_story_2(ui: Ui):
     ui.cursor_to_selected()
     ui.cursor_rotation(0, 0, 0)
     ui.add_virtual_joint("cartesian-3", "deck_flat")
+    ui.click("leg0_foot")                                   # leg 0's wheel lifted clear
+    ui.op("drag", link="leg0_foot", translation=(0.0, 0.0, X.TRENCH_CLEARANCE))
     ui.click("leg0_wheel_tyre")                             # 2
     ui.bracket()
     ui.cursor_to_selected()
-    ui.cursor_location_z(0.0)
+    ui.cursor_location_z(X.TRENCH_CLEARANCE)
     ui.cursor_rotation(0, 0, 0)
     for name in ("trench_slide", "trench_depth_link", "scoop_carrier"):
         ui.add_virtual_link(name)
@@ -341,7 +343,7 @@ def test_story_1_by_hand(vart_registered, tmp_path):
 
 def test_story_2_by_hand(vart_registered, tmp_path):
     """Story 2 as README says: the scoop's edge travels 1.3 m along the trench at a constant
-    depth while the deck stays flat, the export covers frames 1-48; the same virtual joints
+    height (3 cm above the ground, its wheel clear) while the deck stays flat, the export covers frames 1-48; the same virtual joints
     and keys as the shipped story, and the same scoop motion at every frame."""
     ui = Ui()
     build_story_2(ui)
