@@ -177,3 +177,20 @@ def test_balance_jacobians_of_random_mechanisms_match_finite_differences(vh, see
     kind = "com_over" if seed % 2 else "com_target"
     lk.set_goal(kind, names[-1], {"point": rng.normal(0, 1.0, 3)})
     assert_jacobians_match_finite_differences(lk)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_static_torque_jacobians_of_random_mechanisms_match_finite_differences(vh, seed):
+    """Static torque limits (static_torque.py): limits tight enough to be exceeded (every
+    row active) on every 1-DoF tree joint of random trees with masses on every link and a
+    random gravity."""
+    rng = np.random.default_rng(seed)
+    lk = vh.random_tree(rng, closures=1)
+    for name in lk.links:
+        lk.set_mass(name, float(rng.uniform(0.1, 5.0)), rng.normal(0, 0.2, 3))
+    lk.set_gravity(rng.normal(0, 5.0, 3))
+    limited = [j.name for j in lk.joints.values() if j.is_tree and j.dof == 1]
+    for name in limited:
+        lk.set_goal("torque_limit", name, {"effort": 0.0})
+    assert_jacobians_match_finite_differences(lk)

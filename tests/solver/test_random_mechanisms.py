@@ -59,9 +59,10 @@ def _mechanism(vh, seed: int):
 
 
 def _balance_goals(lk, rng):
-    """In a third of the mechanisms: masses on the links, up to three pins, and a balance,
-    CoM Target or CoM Over goal on a random link (its own stream of random numbers, so the goals above are
-    those of the same seed before balance goals existed)."""
+    """In a third of the mechanisms: masses on the links, up to three pins, torque limits on
+    some joints, and a balance, CoM Target or CoM Over goal on a random link (its own stream
+    of random numbers, so the goals above are those of the same seed before balance goals
+    existed)."""
     if rng.random() > 1 / 3:
         return
     for name in lk.links:
@@ -74,6 +75,9 @@ def _balance_goals(lk, rng):
         frame[:3, 3] += rng.normal(0, 0.3, 3)
         lk.add_joint(f"balance_pin{k}", "spherical", None, link, world_frame=frame,
                      virtual=True, tree=False)
+    for j in list(lk.joints.values()):  # torque limits on some 1-DoF tree joints
+        if j.is_tree and j.dof == 1 and rng.random() < 0.3:
+            lk.set_goal("torque_limit", j.name, {"effort": float(rng.uniform(0, 50))})
     host = names[int(rng.integers(len(names)))]
     kind = ("balance", "com_over", "com_target")[int(rng.integers(3))]
     lk.set_goal(kind, host, {"margin": float(rng.uniform(0, 0.1))} if kind == "balance" else

@@ -1,4 +1,5 @@
-"""Operators on goals: Lock / Unlock (a joint, or a link = its root joint), Set Limits, and a
+"""Operators on goals: Lock / Unlock (a joint, or a link = its root joint), Set Limits, Torque
+Limits from the URDF (every joint's) and Clear Torque Limits, and a
 Set and a Clear of every other goal kind a user sets, generated from its declaration
 (:mod:`vart_addon.bridge.goal_fields`): Set / Clear Target and Posture (from the current
 value), Set Stiffness / Clear Spring, and any later kind (``vart.set_<kind>``).
@@ -257,7 +258,69 @@ GOAL_OPERATORS = tuple(c for g in GF.joint_goals() + GF.link_goals() if not g.ki
                        for c in _goal_operators(g))
 
 
-classes = (VART_OT_lock, VART_OT_unlock, VART_OT_set_limits) + GOAL_OPERATORS
+# ---- torque limits of the whole robot, from its URDF ------------------------------------------
+class VART_OT_set_torque_limits(bpy.types.Operator):
+    bl_idname = "vart.set_torque_limits"
+    vart_menu = (support.MenuItem("goals"),)
+    bl_label = "Torque Limits from the URDF"
+    bl_description = ("Keep every real 1-DoF joint's static torque (holding what is beyond it "
+                      "against gravity) within the effort limit of the URDF the robot came "
+                      "from, less a reserve: a Torque Limit goal on each (the limit level), so "
+                      "drags and solves stop where a motor would stall. For a robot fixed to "
+                      "the world")
+    bl_options = {'REGISTER', 'UNDO'}
+
+    reserve: FloatProperty(name="Reserve", subtype='FACTOR', min=0.0, max=0.95, default=0.1,
+                           description="The share of each effort limit kept in reserve")
+
+    @classmethod
+    def poll(cls, context):
+        return support.object_mode(cls, context)
+
+    def execute(self, context):
+        from ..checks.plots import urdf_limits  # (reads the robot's URDF: only when asked)
+        efforts = {j: e for j, (_, e) in urdf_limits(context.scene).items() if e > 0}
+        if not efforts:
+            self.report({'ERROR'}, "no effort limits: the scene's robot was not imported from "
+                        "a URDF whose joints have <limit effort=...>")
+            return {'CANCELLED'}
+        scale = 1.0 - _typed(self.reserve)
+        done: list = []
+
+        def mutate(lk):
+            for name, effort in sorted(efforts.items()):
+                j = lk.joints.get(name)
+                if j is not None and j.is_tree and j.dof == 1 and not j.virtual:
+                    lk.set_goal("torque_limit", name, {"effort": effort * scale})
+                    done.append(name)
+        result = support.apply(self, context, mutate)[0]
+        if 'FINISHED' in result:
+            self.report({'INFO'}, f"Torque limits on {len(done)} joints "
+                        f"({_typed(self.reserve):.0%} of each effort limit in reserve)")
+        return result
+
+
+class VART_OT_clear_torque_limits(bpy.types.Operator):
+    bl_idname = "vart.clear_torque_limits"
+    vart_menu = (support.MenuItem("goals"),)
+    bl_label = "Clear Torque Limits"
+    bl_description = "Remove the Torque Limit goal of every joint"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        return support.object_mode(cls, context)
+
+    def execute(self, context):
+        def mutate(lk):
+            for name, j in lk.joints.items():
+                if "torque_limit" in j.goals:
+                    lk.clear_goal("torque_limit", name)
+        return support.apply(self, context, mutate)[0]
+
+
+classes = (VART_OT_lock, VART_OT_unlock, VART_OT_set_limits) + GOAL_OPERATORS + (
+    VART_OT_set_torque_limits, VART_OT_clear_torque_limits)
 
 
 # The stubs declare register_classes_factory -> None; it returns (register, unregister).

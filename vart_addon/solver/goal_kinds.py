@@ -23,6 +23,7 @@ import numpy as np
 from . import balance as B
 from . import goal_store as GS
 from . import goals as G
+from . import static_torque as ST
 from .errors import VartError
 from .goal_values import Value
 from .levels import GoalId, Level
@@ -191,6 +192,14 @@ KINDS: tuple[GoalKind, ...] = (
                            default=(0.02,)),),
              help="Keep the centre of mass of the link's robot over the support polygon of "
                   "its pins, moved in by a margin (an inequality, at the limit level)"),
+    GoalKind("torque_limit", Level.LIMIT, "joint",
+             lambda lk, j: "torque_limit" in j.goals and j.is_tree,
+             lambda model, js, cols, ctx: [ST.StaticTorqueBatch(model, ctx.linkage, js, cols)],
+             by_type=False, support=ST.joint_support, one_dof=True, label="Torque Limit",
+             values=(Value("effort", "scalar", "Effort", "N|N\u00b7m", nonneg=True,
+                           source="ask", default=(10.0,)),),
+             help="Keep the joint's static torque (holding what is beyond it against "
+                  "gravity) within an effort limit, as a joint limit (the limit level)"),
     GoalKind("lock", Level.LOCK, "joint", lambda lk, j: j.lock_q is not None,
              _config("lock", Level.LOCK, "lock_q"), q_fields=("lock_q",),
              values=(_Q,), label="Lock", toggle=True,

@@ -343,8 +343,9 @@ def test_story_1_by_hand(vart_registered, tmp_path):
 
 def test_story_2_by_hand(vart_registered, tmp_path):
     """Story 2 as README says: the scoop's edge travels 1.3 m along the trench at a constant
-    height (3 cm above the ground, its wheel clear) while the deck stays flat, the export covers frames 1-48; the same virtual joints
-    and keys as the shipped story, and the same scoop motion at every frame."""
+    height (3 cm above the ground, its wheel clear) while the deck stays flat, the export
+    covers frames 1-48; the same virtual joints and keys as the shipped story, and the same
+    scoop motion at every frame."""
     ui = Ui()
     build_story_2(ui)
     scene = ui.scene

@@ -138,7 +138,8 @@ OPERATOR_IDS = ["make_links", "add_joint", "add_virtual_link", "remove_joint",
                 "set_joint_frame_from_cursor", "change_joint_type", "lock", "unlock",
                 "set_limits", "make_tree_joint", "make_closure_joint", "invert_joint",
                 "make_ground_link", "split_link", "rename_joint", "merge_joint", "set_mass",
-                "operate_joint", "solve"] + _goal_operator_ids()
+                "operate_joint", "solve", "set_torque_limits", "clear_torque_limits"] + \
+    _goal_operator_ids()
 #: The generated goal operators that kept the names they had before: still there.
 assert {"set_target", "clear_target", "set_posture", "clear_posture", "set_stiffness",
         "clear_spring"} <= set(OPERATOR_IDS)
