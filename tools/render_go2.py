@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""The README's picture of *Go2: Lift a Leg* (``.venv/bin/python tools/render_go2.py
+docs/go2_step.png``): the example added and baked headless, frames 1 and 24 (the front right
+foot up) rendered side by side with Workbench, the balance goal's support polygon (green), its
+region (pale green) and the centre of mass's plumb line drawn as thin rods (the overlay does
+not render). Needs example-robot-data (a dev dependency). A dev tool, not shipped.
+"""
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+import sys
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+import bpy  # noqa: E402
+import numpy as np  # noqa: E402
+
+SIZE = (720, 540)
+FRAMES = (1, 24)
+ROD = 0.004  # m
+
+
+def _demo():
+    """demo/demo.py as a module (its staging and render helpers)."""
+    spec = importlib.util.spec_from_file_location("vart_demo", REPO / "demo" / "demo.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def rods(demo, coll, segments, rgba, name):
+    """Each segment (pairs of end points) as a thin cylinder."""
+    import bmesh
+    mat = demo._material(name, rgba)
+    made = []
+    for k, (a, b) in enumerate(np.asarray(segments, float).reshape(-1, 2, 3)):
+        d = b - a
+        length = float(np.linalg.norm(d))
+        if length < 1e-6:
+            continue
+        z = d / length
+        x = np.cross(z, (0.0, 0.0, 1.0)) if abs(z[2]) < 0.9 else np.cross(z, (1.0, 0.0, 0.0))
+        x /= np.linalg.norm(x)
+        M = np.eye(4)
+        M[:3, :3] = np.column_stack([x, np.cross(z, x), z])
+        M[:3, 3] = (a + b) / 2
+        bm = bmesh.new()
+        bmesh.ops.create_cone(bm, cap_ends=True, segments=8, radius1=ROD, radius2=ROD,
+                              depth=length)
+        mesh = bpy.data.meshes.new(f"{name}{k}")
+        bm.to_mesh(mesh)
+        bm.free()
+        made.append(demo._mesh_object(f"{name}{k}", mesh, M, mat, coll))
+    return made
+
+
+def main(path: str) -> None:
+    from mathutils import Matrix
+
+    import vart_addon
+    from vart_addon.overlay import drawing
+    from vart_addon.overlay import support_geometry as SG
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    vart_addon.register()
+    scene = bpy.context.scene
+    assert bpy.ops.vart.add_example(example="go2_step") == {'FINISHED'}
+    scene.vart.check_after_bake = False
+    assert bpy.ops.vart.bake() == {'FINISHED'}
+    demo = _demo()
+    coll, staged = demo.stage(scene)
+    eye, target = np.array([0.95, -1.05, 0.55]), np.array([-0.02, 0.0, 0.18])
+    z = (eye - target) / np.linalg.norm(eye - target)
+    x = np.cross((0.0, 0.0, 1.0), z)
+    x /= np.linalg.norm(x)
+    M = np.eye(4)
+    M[:3, :3] = np.column_stack([x, np.cross(z, x), z])
+    M[:3, 3] = eye
+    scene.camera.matrix_world = Matrix(M.tolist())
+    scene.camera.data.lens = 35.0
+    r = scene.render
+    r.resolution_x, r.resolution_y, r.resolution_percentage = *SIZE, 100
+    halves = []
+    styles = {SG.SUPPORT: (0.1, 0.6, 0.2, 1.0), SG.REGION: (0.45, 0.85, 0.5, 1.0),
+              SG.OVER: (0.1, 0.6, 0.2, 1.0), SG.OUTSIDE: (0.9, 0.1, 0.1, 1.0),
+              SG.GOAL: (0.95, 0.6, 0.1, 1.0)}
+    for f in FRAMES:
+        scene.frame_set(f)
+        made = []
+        for style, seg in drawing.support_geometry(scene, 0.05).items():
+            made += rods(demo, coll, seg, styles[style], f"go2_balance_{len(made)}_")
+        out = pathlib.Path(path).with_suffix("").as_posix() + f"_frame{f}.png"
+        r.filepath = out
+        bpy.ops.render.render(write_still=True)
+        img = bpy.data.images.load(out)
+        px = np.empty(SIZE[0] * SIZE[1] * 4, np.float32)
+        img.pixels.foreach_get(px)
+        halves.append(px.reshape(SIZE[1], SIZE[0], 4))
+        bpy.data.images.remove(img)
+        pathlib.Path(out).unlink()
+        for ob in made:
+            mesh = ob.data
+            bpy.data.objects.remove(ob)
+            bpy.data.meshes.remove(mesh)
+    gap = np.ones((SIZE[1], 6, 4), np.float32)
+    both = np.concatenate([halves[0], gap, halves[1]], axis=1)
+    img = bpy.data.images.new("go2_picture", both.shape[1], SIZE[1])
+    img.pixels.foreach_set(both.reshape(-1))
+    r.image_settings.compression = 100
+    img.save_render(str(path), scene=scene)
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "docs/go2_step.png")
