@@ -166,3 +166,48 @@ def test_a_bake_keeps_the_balance_while_the_lifted_leg_swings_out(opkit):
     np.testing.assert_allclose(leg["vart"]["joints"]["hip3"]["q"], (-0.8, 0.0, 0.0), atol=1e-6)
     inward = np.array([-0.6, 0.8])  # the normal into feet 0-2's triangle from its diagonal
     assert float((body_at[-1] - body_at[0]) @ inward) > 0.01  # the body leans away
+
+
+def test_a_drag_stops_at_the_edge(opkit):
+    """Drag Link of the body 0.3 m toward the unpinned leg: it stops where the centre of mass
+    reaches the region's edge (without the goal it goes the whole way)."""
+    for balanced in (False, True):
+        bpy.ops.wm.read_factory_settings(use_empty=True)
+        body = table(opkit, body_com=(0.0, 0.0, 0.0))
+        bpy.ops.vart.solve()
+        opkit.select(body)
+        if balanced:
+            bpy.ops.vart.set_balance(margin=0.05)
+            bpy.ops.vart.solve()
+        start = opkit.rigid(body)[:2, 3].copy()
+        assert bpy.ops.vart.drag(link="Body", translation=(0.3, -0.3, 0.0)) == {'FINISHED'}
+        moved = opkit.rigid(body)[:2, 3] - start
+        if balanced:
+            assert 0.05 - 1e-5 <= margin(opkit) <= 0.05 + 2e-3
+            assert np.linalg.norm(moved) < 0.2
+        else:
+            assert np.linalg.norm(moved) > 0.3
+
+
+def test_live_keeps_the_balance_at_every_frame_shown(opkit):
+    """Live mode: the lifted leg keyed to swing out, each frame shown is solved with the
+    balance goal: over the region at every frame, in any order."""
+    body = table(opkit, body_com=(0.0, 0.0, 0.0))
+    leg = bpy.data.objects["Leg3"]
+    S.update_joint(leg, "hip3", locked=False)
+    opkit.select(body)
+    bpy.ops.vart.set_balance(margin=0.05)
+    path = S.q_data_path("hip3")
+    for frame, q in ((1, (0.0, 0.0, 0.0)), (10, (-0.8, 0.0, 0.0))):
+        leg["vart"]["joints"]["hip3"]["q"] = q
+        leg.keyframe_insert(data_path=path, frame=frame)
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 10
+    scene.frame_set(1)
+    scene.vart.live = True
+    for frame in (10, 4, 7, 1):
+        scene.frame_set(frame)
+        summary = scene.vart.status_summary  # converged, or the posture's best compromise
+        assert summary.startswith(f"Live, frame {frame}: ") and "Unmet" not in summary, summary
+        assert margin(opkit) >= 0.05 - 1e-5, frame
+    scene.vart.live = False
