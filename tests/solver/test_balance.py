@@ -184,7 +184,7 @@ def test_values_are_checked_and_the_model_file_keeps_them():
     text = MF.dumps(lk)
     doc = json.loads(text)
     body = next(link for link in doc["links"] if link["name"] == BODY)
-    assert body["balance"] == 0.04  # a goal of one value is written as the value
+    assert body["balance"] == {"margin": 0.04, "level": "limit"}
     back, _ = MF.loads(text)
     assert back.goal("balance", BODY)["margin"] == 0.04
     assert MF.dumps(back) == text
@@ -198,3 +198,37 @@ def test_the_robot_is_the_host_links_tree():
     model = TreeModel(lk) if model is None else model
     names = {model.link_names[i] for i in B.robot_links(model, "foot2")}
     assert names == {BODY} | {f"{p}{i}" for p in ("leg", "foot") for i in range(4)}
+
+
+def test_a_goal_s_level_is_chosen_per_goal():
+    """Balance at the posture level is a wish: a target above it carries the centre of mass
+    out; at its default, the limit level, the target stops at the edge. The level is kept by
+    the model file; a file without it reads the default; a level that is not one is refused
+    naming the field."""
+    out = {}
+    for level in ("posture", "limit"):
+        lk = table()
+        lk.set_goal("balance", BODY, {"margin": 0.05, "level": level})
+        lift(lk, 3)
+        goal = lk.poses()[BODY].copy()
+        goal[:3, 3] += [0.3, -0.3, 0.0]
+        lk.set_link_target(BODY, goal)
+        st = Solver(lk, TIGHT).solve()
+        out[level] = (margin_of(lk, (0, 1, 2)), st)
+    assert out["posture"][0] < -0.1  # the target wins over a wish
+    assert out["limit"][0] == pytest.approx(0.05, abs=1e-6)
+    lk = table()
+    lk.set_goal("com_over", BODY, {"point": (0.1, 0.0, 0.0), "level": "lock"})
+    assert lk.goal("com_over", BODY)["level"] == "lock"
+    doc = json.loads(MF.dumps(lk))
+    body = next(link for link in doc["links"] if link["name"] == BODY)
+    assert body["com_over"]["level"] == "lock"
+    del body["com_over"]["level"]  # as written before levels were chosen
+    back, _ = MF.from_dict(doc)
+    assert back.goal("com_over", BODY)["level"] == "target"
+    body["com_over"]["level"] = "potential"
+    with pytest.raises(MF.ModelFileError, match=r"com_over\.level: expected one of invariant, "
+                                                r"limit, lock, target, posture"):
+        MF.from_dict(doc)
+    with pytest.raises(VartError, match="level: one of"):
+        lk.set_goal("balance", BODY, {"margin": 0.0, "level": "LIMIT"})

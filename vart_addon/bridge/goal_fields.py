@@ -181,6 +181,11 @@ def _read_value(v: Value, raw, n: int, q: tuple, obj, p, switched: bool):
     switch key; else a missing scalar reads 0, as a spring's stiffness does when off)."""
     if v.kind == "mask":
         return CK.flags(raw if raw is not None else (False,) * n, n, obj, p)
+    if v.kind == "choice":
+        x = CK.text(raw if raw is not None else v.zero(n)[0], obj, p)
+        if x not in v.choices:
+            raise SchemaError(obj, p, f"one of {', '.join(v.choices)}, got {x!r}")
+        return x
     if v.kind == "config":
         return CK.numbers(raw if raw is not None else q, n, obj, p)
     if v.kind == "scalar":
@@ -204,6 +209,8 @@ def default(key: str, owner: str, dof: int = 0, q: tuple = ()):
             if k == key:
                 if v.kind == "scalar":  # as read when missing (see _read_value)
                     return v.zero(dof)[0] if g.switch else 0.0
+                if v.kind == "choice":
+                    return v.zero(dof)[0]
                 return q if v.kind == "config" else v.zero(dof)
     raise AttributeError(f"no goal key {key!r} on a {owner}")
 
@@ -259,6 +266,8 @@ def stored(rec, owner: str = "joint") -> dict:
             elif v.kind == "scalar":
                 out[k] = float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) \
                     else x
+            elif v.kind == "choice":
+                out[k] = x
             else:
                 out[k] = CK.plain_floats(x)
     return out
@@ -267,6 +276,8 @@ def stored(rec, owner: str = "joint") -> dict:
 def _plain(v: Value, x) -> Any:
     if v.kind == "scalar":
         return float(x)
+    if v.kind == "choice":
+        return str(x)
     if v.kind == "mask":
         return tuple(bool(b) for b in np.asarray(x).reshape(-1))
     return tuple(float(f) for f in np.asarray(x, float).reshape(-1))

@@ -196,7 +196,8 @@ class _GoalOp(_Operator):
         for v in self.goal.values:
             if v.source == "ask":  # typed in a float32 field: its 7 digits, as typed
                 x = getattr(self, v.name)
-                out[v.name] = _typed(x) if v.kind == "scalar" else tuple(map(_typed, x))
+                out[v.name] = x.lower() if v.kind == "choice" else _typed(x) \
+                    if v.kind == "scalar" else tuple(map(_typed, x))
             elif v.source == "cursor":
                 out[v.name] = tuple(context.scene.cursor.location)
             elif v.name in now:
@@ -228,6 +229,10 @@ def _typed(x) -> float:
 def _ask(v):
     """The operator field of a value the operator asks for."""
     desc = f"{v.label or v.name}" + (f" ({v.unit})" if v.unit else "")
+    if v.kind == "choice":
+        return EnumProperty(name=v.label or v.name, description=desc,
+                            items=[(c.upper(), c.replace("_", " ").title(), "")
+                                   for c in v.choices], default=v.zero(0)[0].upper())
     if v.kind == "scalar":
         return FloatProperty(name=v.label or v.name, description=desc,
                              default=(v.default or (0.0,))[0], min=0.0 if v.nonneg else -1e30)

@@ -29,6 +29,8 @@ def _text(g, rec, angular, scene) -> str:
             text = "(" + ", ".join(f"{f:.3g}" for f in x) + ")" + (f" {v.unit}" if v.unit else "")
         elif v.kind == "pose":
             text = "at (" + ", ".join(C.fmt(f, False, scene) for f in x[:3, 3]) + ")"
+        elif v.kind == "choice":
+            text = str(x)
         else:
             continue
         parts.append(text if i == 0 else f"{(v.label or v.name).lower()} {text}")

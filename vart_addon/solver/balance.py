@@ -11,6 +11,10 @@ revolute, spherical or fixed pin holds its link's point there), else the link si
 sliding pin: its point is taken where it is at each evaluation, its motion left out of the
 Jacobian).
 
+Each goal has a ``level`` (a choice, :data:`LEVELS`): by default Balance's is the limit level
+and the others' the target level, but any level but the potential's may be chosen (Balance as
+a wish at the posture level, a CoM Target above locks...).
+
 - ``com_target`` (:class:`ComTargetBatch`, target level): ``c - p``, 3 rows, ``p`` a world
   point (m);
 - ``com_over``: the same rows in the ground plane only (2 rows: the centre of mass on the
@@ -117,17 +121,29 @@ def _host_name(link) -> str:
     return f"root joint of link {link.name!r}"
 
 
+#: The levels a balance goal may be set at (``level``, a choice value): any but the
+#: potential's (an energy, not rows to meet).
+LEVELS = tuple(lv.label for lv in Level if lv is not Level.POTENTIAL)
+
+
+def by_level(kind: str, links) -> dict:
+    """``{Level: [links]}``: the hosts of goal ``kind`` grouped by their goal's level."""
+    out: dict = {}
+    for link in links:
+        out.setdefault(Level[link.goals[kind]["level"].upper()], []).append(link)
+    return out
+
+
 class ComTargetBatch(Batch):
     """``com_target`` (``plane=None``: 3 rows ``c - p``) or ``com_over`` (``plane``: the (2, 3)
-    ground-plane axes, 2 rows ``E (c - p)``) goals of host links; ``p`` is each goal's
-    ``point`` (world, m)."""
+    ground-plane axes, 2 rows ``E (c - p)``) goals of host links, all at one ``level``;
+    ``p`` is each goal's ``point`` (world, m)."""
 
-    level = Level.TARGET
-
-    def __init__(self, kind: str, model, linkage, links, cols, plane=None):
-        self.kind, self.links, self.plane = kind, links, plane
+    def __init__(self, kind: str, model, linkage, links, cols, plane=None,
+                 level: Level = Level.TARGET):
+        self.kind, self.links, self.plane, self.level = kind, links, plane, level
         self.coms = [_Com(model, linkage, link.name, cols) for link in links]
-        self.names = [GoalId(kind, _host_name(link), Level.TARGET) for link in links]
+        self.names = [GoalId(kind, _host_name(link), level) for link in links]
         r = 3 if plane is None else 2
         self.goal = np.repeat(np.arange(len(links)), r)
         self.refresh()
@@ -182,17 +198,15 @@ class _Pins:
 
 
 class BalanceBatch(Batch):
-    """``balance`` goals of host links: each robot's centre of mass over its pins' support
-    polygon moved in by the goal's ``margin`` (see the module doc)."""
+    """``balance`` goals of host links, all at one ``level``: each robot's centre of mass over
+    its pins' support polygon moved in by the goal's ``margin`` (see the module doc)."""
 
-    level = Level.LIMIT
-
-    def __init__(self, model, linkage, links, cols, gravity):
-        self.links = links
+    def __init__(self, model, linkage, links, cols, gravity, level: Level = Level.LIMIT):
+        self.links, self.level = links, level
         self.plane = SP.plane_axes(gravity)
         self.coms = [_Com(model, linkage, link.name, cols) for link in links]
         self.pins = [_Pins(model, linkage, link.name) for link in links]
-        self.names = [GoalId("balance", _host_name(link), Level.LIMIT) for link in links]
+        self.names = [GoalId("balance", _host_name(link), level) for link in links]
         self.n_cols = len(cols)
         self._regions: list = [None] * len(links)  # (key, region, margin kept) per goal
         self.refresh()

@@ -162,15 +162,24 @@ def model_support(model, j) -> np.ndarray:
 
 
 def _com(kind: str, plane: bool):
-    """A builder of :class:`.balance.ComTargetBatch` es (``plane``: in the ground plane)."""
+    """A builder of :class:`.balance.ComTargetBatch` es (``plane``: in the ground plane), one
+    per level the goals are at."""
     def build(model, links, cols, ctx):
         axes = B.SP.plane_axes(ctx.linkage.gravity) if plane else None
-        return [B.ComTargetBatch(kind, model, ctx.linkage, links, cols, axes)]
+        return [B.ComTargetBatch(kind, model, ctx.linkage, hosts, cols, axes, level)
+                for level, hosts in B.by_level(kind, links).items()]
     return build
 
 
 def _balance(model, links, cols, ctx):
-    return [B.BalanceBatch(model, ctx.linkage, links, cols, ctx.linkage.gravity)]
+    return [B.BalanceBatch(model, ctx.linkage, hosts, cols, ctx.linkage.gravity, level)
+            for level, hosts in B.by_level("balance", links).items()]
+
+
+def _level(default: Level) -> Value:
+    """The priority level a balance goal is met at (a choice, :data:`.balance.LEVELS`)."""
+    return Value("level", "choice", "Level", source="ask", default=(default.label,),
+                 choices=B.LEVELS)
 
 
 _Q = Value("q", "config", "Value")
@@ -189,7 +198,7 @@ KINDS: tuple[GoalKind, ...] = (
     GoalKind("balance", Level.LIMIT, "link", lambda lk, link: "balance" in link.goals,
              _balance, by_type=False, support=B.robot_support, label="Balance",
              values=(Value("margin", "scalar", "Margin", "m", nonneg=True, source="ask",
-                           default=(0.02,)),),
+                           default=(0.02,)), _level(Level.LIMIT)),
              help="Keep the centre of mass of the link's robot over the support polygon of "
                   "its pins, moved in by a margin (an inequality, at the limit level)"),
     GoalKind("torque_limit", Level.LIMIT, "joint",
@@ -233,11 +242,11 @@ KINDS: tuple[GoalKind, ...] = (
                   "origin at the 3D cursor (target level)"),
     GoalKind("com_target", Level.TARGET, "link", lambda lk, link: "com_target" in link.goals,
              _com("com_target", False), by_type=False, support=B.robot_support,
-             label="CoM Target", values=(_COM_POINT,),
+             label="CoM Target", values=(_COM_POINT, _level(Level.TARGET)),
              help="Hold the centre of mass of the link's robot at the 3D cursor (target level)"),
     GoalKind("com_over", Level.TARGET, "link", lambda lk, link: "com_over" in link.goals,
              _com("com_over", True), by_type=False, support=B.robot_support,
-             label="CoM Over", values=(_COM_POINT,),
+             label="CoM Over", values=(_COM_POINT, _level(Level.TARGET)),
              help="Hold the centre of mass of the link's robot on the vertical line through "
                   "the 3D cursor (target level)"),
     GoalKind("posture", Level.POSTURE, "joint", lambda lk, j: j.posture_q is not None,

@@ -10,7 +10,8 @@ A :class:`Value` is one named value of a goal kind (:attr:`.goal_kinds.GoalKind.
 - ``vector``: ``size`` numbers (a point, or with ``direction`` a direction: normalised when
   set unless within rounding of unit length, a zero vector refused), in ``unit``, in
   ``frame`` (a world-frame vector is a point);
-- ``pose``: a 4x4 rigid transform (m), in ``frame``.
+- ``pose``: a 4x4 rigid transform (m), in ``frame``;
+- ``choice``: one of the names in ``choices`` (a goal's priority level, say).
 
 ``frame`` is ``"world"`` (a preset moves it with the robot it is placed on), ``"link"`` (the
 owning link's frame) or ``""`` (a configuration). ``source`` says where *Set* in the sidebar
@@ -30,7 +31,7 @@ from . import validate as V
 from .errors import VartError
 
 #: The kinds of value a goal can hold.
-VALUE_KINDS = ("config", "mask", "scalar", "vector", "pose")
+VALUE_KINDS = ("config", "mask", "scalar", "vector", "pose", "choice")
 
 
 @dataclass(frozen=True)
@@ -47,9 +48,11 @@ class Value:
     source: str = "current"
     default: tuple = ()
     direction: bool = False
+    choices: tuple = ()
 
     def __post_init__(self):
         assert self.kind in VALUE_KINDS, self.kind
+        assert (self.kind == "choice") == bool(self.choices), self.choices
         assert self.source in ("current", "ask", "cursor"), self.source
         assert self.frame in ("", "world", "link"), self.frame
 
@@ -61,13 +64,15 @@ class Value:
     def count(self, dof: int) -> int:
         """How many numbers the value holds for an owner of ``dof`` DoF (a pose: 16)."""
         return {"config": dof, "mask": dof, "scalar": 1, "vector": self.size,
-                "pose": 16}[self.kind]
+                "pose": 16, "choice": 1}[self.kind]
 
     def zero(self, dof: int) -> tuple:
         """The stored value of a goal that was never set (``default``, else zeros, False,
         the identity pose)."""
         if self.default:
             return tuple(self.default)
+        if self.kind == "choice":
+            return (self.choices[0],)
         if self.kind == "mask":
             return (False,) * dof
         if self.kind == "pose":
@@ -80,6 +85,10 @@ def check_one(v: Value, raw, dof: int, what: str):
     array, a bool array, a float or a 4x4 array); :class:`VartError` naming ``what`` and the
     value if it is the wrong size, not finite or (``nonneg``) negative."""
     label = f"{what}: {v.name}"
+    if v.kind == "choice":
+        if not isinstance(raw, str) or raw not in v.choices:
+            raise VartError(f"{label}: one of {', '.join(v.choices)}, got {raw!r}")
+        return raw
     if v.kind == "scalar":
         return V.nonneg(raw, label) if v.nonneg else V.finite(raw, label)
     if v.kind == "pose":
@@ -102,9 +111,19 @@ def check_one(v: Value, raw, dof: int, what: str):
     return out
 
 
+def given_or_default(v: Value, raw: dict, dof: int):
+    """``raw[v.name]``, or when it is missing and ``v`` has a ``default``, that default (a
+    scalar's or a choice's one value, a vector's tuple)."""
+    if v.name in raw or not v.default:
+        return raw[v.name]
+    d = v.zero(dof)
+    return d[0] if v.kind in ("scalar", "choice") else d
+
+
 def check(values: tuple[Value, ...], raw: dict, dof: int, what: str) -> dict:
-    """Every value of a goal (``raw``: name -> value) checked by :func:`check_one`; a missing
-    or unknown name is a :class:`VartError` naming ``what``."""
+    """Every value of a goal (``raw``: name -> value) checked by :func:`check_one`; a value
+    with a ``default`` may be left out (its default); another missing, or an unknown name, is
+    a :class:`VartError` naming ``what``."""
     if not isinstance(raw, dict):
         raise VartError(f"{what}: expected the values {[v.name for v in values]}, got "
                         f"{type(raw).__name__}")
@@ -112,10 +131,10 @@ def check(values: tuple[Value, ...], raw: dict, dof: int, what: str) -> dict:
     if extra:
         raise VartError(f"{what}: unknown value {extra[0]!r} (its values: "
                         + ", ".join(v.name for v in values) + ")")
-    missing = [v.name for v in values if v.name not in raw]
+    missing = [v.name for v in values if v.name not in raw and not v.default]
     if missing:
         raise VartError(f"{what}: missing value {missing[0]!r}")
-    return {v.name: check_one(v, raw[v.name], dof, what) for v in values}
+    return {v.name: check_one(v, given_or_default(v, raw, dof), dof, what) for v in values}
 
 
 def plain(v: Value, value):
@@ -123,6 +142,8 @@ def plain(v: Value, value):
     row-major."""
     if v.kind == "scalar":
         return float(value)
+    if v.kind == "choice":
+        return str(value)
     if v.kind == "mask":
         return [bool(b) for b in np.asarray(value).reshape(-1)]
     return [float(x) for x in np.asarray(value, dtype=float).reshape(-1)]

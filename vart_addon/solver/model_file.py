@@ -23,7 +23,9 @@ What it holds (metres, radians, kilograms, seconds; 4x4 poses as 16 numbers, row
 - every goal a user sets (:func:`.goal_kinds.settable`) is one field named after its kind,
   derived from its declaration: null when off, its value when it has one value, else an
   object of its values by name (configurations, vectors and 16-number poses as lists, masks
-  as lists of true or false, scalars as numbers); a link's goals beside ``root``;
+  as lists of true or false, scalars as numbers, choices as names; a value with a default
+  may be missing: read as its default, as in files written before it existed); a link's
+  goals beside ``root``;
 - ``sublinkages`` (version 2; :mod:`.sublinkages`): ``tree``, each sublinkage in the
   linkage's order as ``{"name", "parent" (null: the top), "disposition"}``; ``links``,
   ``{link: sublinkage}`` for every link assigned to one; ``joints``, ``{joint: sublinkage or
@@ -212,6 +214,10 @@ def _value(v, x, n: int, where: str):
     its kind; a refusal names the file's field ``where``."""
     def fail(what):
         raise ModelFileError(f"model file: {where}: expected {what}, got {show(x)}")
+    if v.kind == "choice":
+        if not isinstance(x, str) or x not in v.choices:
+            fail("one of " + ", ".join(v.choices))
+        return x
     if v.kind == "scalar":
         if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
             fail("a finite number")
@@ -237,9 +243,10 @@ def _values(o: _Obj, k, dof: int):
     if len(k.values) == 1:
         v = k.values[0]
         return {v.name: _value(v, raw, v.count(dof), o.where(k.name))}
-    g = o.obj(k.name, tuple(v.name for v in k.values))
-    return {v.name: _value(v, g.value[v.name], v.count(dof), g.where(v.name))
-            for v in k.values}
+    g = o.obj(k.name, tuple(v.name for v in k.values),
+              required=tuple(v.name for v in k.values if not v.default))
+    return {v.name: _value(v, GV.given_or_default(v, g.value, dof), v.count(dof),
+                           g.where(v.name)) for v in k.values}
 
 
 def _apply_goals(lk, o: _Obj, obj, kinds, dof: int):

@@ -79,6 +79,12 @@ def test_set_balance_brings_the_centre_of_mass_over_the_support(opkit):
                                    [*CORNERS[i], 0.0], atol=1e-5)
     assert bpy.ops.vart.clear_balance() == {'FINISHED'}
     assert opkit.link("Body")["balance"] is False
+    # its level, chosen when it is set (the limit level by default)
+    assert link["balance_level"] == "limit"
+    assert bpy.ops.vart.set_balance(margin=0.05, level='POSTURE') == {'FINISHED'}
+    assert opkit.link("Body")["balance_level"] == "posture"
+    with pytest.raises(S.SchemaError, match=r"balance_level.*one of"):
+        S.update_link(body, balance_level="sometimes")
 
 
 def test_set_com_over_puts_the_centre_of_mass_over_the_cursor(opkit):

@@ -400,7 +400,8 @@ def test_active_joint_and_link_panels_show_goals_and_link_fields():
     schema.update_link(b, balance=True, balance_margin=0.03, com_over=True,
                        com_over_point=(0.5, -0.25, 0.0))
     text = labels(draw(PS.VART_PT_active_link))
-    assert "Balance: 0.03 m" in text and "CoM Over: (0.5, -0.25, 0) m" in text, text
+    assert "Balance: 0.03 m, level limit" in text, text
+    assert "CoM Over: (0.5, -0.25, 0) m, level target" in text, text
     assert {"vart.set_balance", "vart.clear_balance", "vart.set_com_over"} <= set(
         b_.get("operator") for n, b_ in draw(PS.VART_PT_active_link) if n == "operator")
     assert bpy.context.scene.vart_live.mass == pytest.approx(2.5)
