@@ -179,14 +179,21 @@ def _largest(ob, joint: str, quantity: str):
 
 
 def urdf_limits(scene) -> dict:
-    """Joint name -> (velocity limit, effort limit) from the URDF the robot came from
-    (0: none)."""
+    """Joint name -> (velocity limit, effort limit) from the URDF the robot came from, or
+    the joint_limits.yaml it was imported with where that gives one (0: none)."""
+    from ..io_urdf.importer import SOURCE_KEY
     obs = {ob.name: ob for ob in scene.objects if S.is_link(ob)}
     template = source_template(obs, list(obs), os.getcwd(), [])
     if template is None:
         return {}
-    return {j.name: (float(j.limit.velocity), float(j.limit.effort))
-            for j in template.joints if j.limit is not None}
+    out = {j.name: (float(j.limit.velocity), float(j.limit.effort))
+           for j in template.joints if j.limit is not None}
+    for coll in scene.collection.children_recursive:
+        listed = (coll.get(SOURCE_KEY) or {}).get("joint_limits") or {}
+        for name, lim in dict(listed.get("joints", {})).items():
+            v, e = out.get(name, (0.0, 0.0))
+            out[name] = (float(lim.get("velocity", v)), float(lim.get("effort", e)))
+    return out
 
 
 def peaks(scene=None, *, acceleration_limit: float = 0.0,

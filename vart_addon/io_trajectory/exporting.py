@@ -23,6 +23,7 @@ raise :class:`TrajectoryError` before anything is written; an existing file is l
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ from ..formats.trajectory import files as TIO
 from ..formats.trajectory import model as TR
 from ..formats.trajectory.timing import Limits, RetimeResult
 from ..solver.text import show
-from .joint_columns import TrajectoryError, format_of
+from .joint_columns import TrajectoryError, acceleration_limits, format_of
 from .robot_base import robot_tree, sample_base
 from .sampling import _frame_range, sample_trajectory
 
@@ -140,7 +141,8 @@ def export_trajectory(scene, path, *, frame_start=None, frame_end=None,
     when it moves, waypoints whenever a joint moved ``angle_step`` rad or ``length_step`` m
     (or ``every_frame``). ``require_bake``: refuse a range no bake covers (see the module
     doc). ``derivatives``: velocities and accelerations (default: in JSON only). ``retime``: None (the scene's timing),
-    ``"uniform"`` or ``"toppra"``, within the URDF's velocity limits and ``limits``
+    ``"uniform"`` or ``"toppra"``, within the URDF's velocity limits (its joint_limits.yaml's,
+    when the robot was imported with one, and that file's acceleration limits) and ``limits``
     (:class:`~vart_addon.formats.trajectory.timing.Limits`: defaults for joints without one,
     acceleration limits). Returns an :class:`ExportResult`; limit violations are in it and do
     not stop the export unless ``refuse_violations``. Raises :class:`TrajectoryError`
@@ -162,6 +164,10 @@ def export_trajectory(scene, path, *, frame_start=None, frame_end=None,
         traj = traj.replace(base=sample_base(scene, tree, frames))
     layout = tree.config_layout(fmt.layout) if fmt.layout is not TIO.NAMED and \
         tree is not None else None
+    own = acceleration_limits(scene)  # the robot's joint_limits.yaml
+    if retime and own:
+        limits = dataclasses.replace(limits or Limits(), accelerations=tuple(
+            sorted({**own, **dict((limits or Limits()).accelerations)}.items())))
     try:
         if refuse_violations:
             full = TR.unwrap(TR.select(traj, include_virtual))

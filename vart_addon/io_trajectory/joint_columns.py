@@ -78,37 +78,56 @@ def _base_name(name: str) -> str:
 
 def velocity_limits(scene, data=None, notes=None) -> dict:
     """Joint name -> velocity limit (rad/s or m/s) from the URDFs the scene's robots were
-    imported from (see the module doc). ``notes`` (a list) receives a line per URDF that
-    could not be read again."""
+    imported from, or their ``joint_limits.yaml`` where it gives one (see the module doc).
+    ``notes`` (a list) receives a line per URDF that could not be read again."""
+    return _scene_limits(scene, data, notes)[0]
+
+
+def acceleration_limits(scene, data=None) -> dict:
+    """Joint name -> acceleration limit (rad/s^2 or m/s^2) from the ``joint_limits.yaml`` the
+    scene's robots were imported with."""
+    return _scene_limits(scene, data, None, urdf_too=False)[1]
+
+
+def _scene_limits(scene, data, notes, urdf_too: bool = True) -> tuple[dict, dict]:
+    """``(velocities, accelerations)`` by scene joint name (1-DoF joints) from each imported
+    robot's URDF (velocities, when ``urdf_too``) and its joint_limits.yaml (both, winning)."""
     from ..formats.urdf import files as urdf
     from ..io_urdf.importer import SOURCE_KEY, read_source
     obs = _link_objects(scene)
     data = data if data is not None else S.read_scene(obs.values())
-    out = {}
+    vel_out: dict = {}
+    acc_out: dict = {}
     for coll in scene.collection.children_recursive:
         src = coll.get(SOURCE_KEY)
         if src is None:
             continue
-        try:
-            robot = read_source(src)
-        except (OSError, urdf.UrdfError) as e:
-            if notes is not None:
-                notes.append(f"velocity limits of {coll.name!r} unknown: its URDF cannot be "
-                             f"read again ({e})")
-            continue
-        vel = {j.name: j.limit.velocity for j in robot.joints
-               if j.limit is not None and j.limit.velocity > 0
-               and j.type in ("revolute", "continuous", "prismatic")}
-        if not vel:
+        vel: dict = {}
+        if urdf_too:
+            try:
+                robot = read_source(src)
+                vel = {j.name: j.limit.velocity for j in robot.joints
+                       if j.limit is not None and j.limit.velocity > 0
+                       and j.type in ("revolute", "continuous", "prismatic")}
+            except (OSError, urdf.UrdfError) as e:
+                if notes is not None:
+                    notes.append(f"velocity limits of {coll.name!r} unknown: its URDF cannot "
+                                 f"be read again ({e})")
+        listed = src.get("joint_limits") or {}
+        yaml_joints = {str(n): dict(v) for n, v in dict(listed.get("joints", {})).items()}
+        vel.update({n: v["velocity"] for n, v in yaml_joints.items() if "velocity" in v})
+        acc = {n: v["acceleration"] for n, v in yaml_joints.items() if "acceleration" in v}
+        if not vel and not acc:
             continue
         members = {ob.name for ob in coll.all_objects}
         for jn, j in data.joints.items():
-            if j.child not in members or j.dof != 1 or jn in out:
+            if j.child not in members or j.dof != 1:
                 continue
-            v = vel.get(jn, vel.get(_base_name(jn)))
-            if v is not None:
-                out[jn] = float(v)
-    return out
+            for table, out in ((vel, vel_out), (acc, acc_out)):
+                v = table.get(jn, table.get(_base_name(jn)))
+                if v is not None and jn not in out:
+                    out[jn] = float(v)
+    return vel_out, acc_out
 
 
 def columns(scene, data=None, *, velocities: bool = True, notes=None) -> list[Column]:

@@ -39,6 +39,7 @@ import numpy as np
 from mathutils import Matrix
 
 from ..formats.urdf import files as urdf
+from ..formats.urdf import joint_limits as JL
 from ..formats.urdf import srdf as srdf_files
 from ..formats.urdf import xacro_files
 from ..formats.urdf.start import start_from_file
@@ -83,7 +84,8 @@ class ImportedRobot(dict):
 def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, start="zero",
                 start_file=None, base_pose=None, fixed_base: bool = False,
                 use_env: bool = True, xacro_args=None, progress=None, srdf=True,
-                srdf_state=None, place_on_ground: bool | None = None) -> ImportedRobot:
+                srdf_state=None, place_on_ground: bool | None = None,
+                joint_limits=True) -> ImportedRobot:
     """Import the URDF file ``path`` into ``scene`` (default: the scene of ``context``, or the
     current one). ``search_paths``: extra folders for ``package://`` and relative mesh paths
     (see :mod:`vart_addon.formats.urdf.mesh_paths`; ``use_env`` adds ROS_PACKAGE_PATH / AMENT_PREFIX_PATH).
@@ -96,6 +98,11 @@ def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, star
     finds the SRDF beside the URDF or in its package's ``srdf/``, a path names it, False
     reads none; its ``disable_collisions`` pairs become the scene's ignored pairs of the
     clearance check (``scene.vart.clearance_ignored``, when vart is registered).
+    ``joint_limits``: the robot's ``joint_limits.yaml`` (MoveIt / ros2_control:
+    :mod:`vart_addon.formats.urdf.joint_limits`): True finds it beside the URDF or in a
+    ``config/`` folder near it, a path names it, False reads none; its velocity and
+    acceleration limits are kept with the robot (exports retime within them, Plot Curves and
+    the motion checks compare with them; its velocities win over the URDF's).
     ``base_pose``: the root link's world pose (4x4; default identity). ``fixed_base``: hold
     the root to the world by a virtual fixed joint. ``place_on_ground``: move the robot up
     or down so that the lowest point of its geometry lies on z = 0; None (the default, and
@@ -131,6 +138,9 @@ def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, star
         robot = urdf.parse_urdf_string(data, source_name=name)
         pose, pose_warnings = ({}, []) if not start_file else start_from_file(robot, start_file)
         sr = _srdf(path, robot, srdf, start == "srdf")
+        limits_file = JL.find_joint_limits(path) if joint_limits is True else \
+            (os.fspath(joint_limits) if joint_limits else None)
+        limits = JL.read_joint_limits(limits_file) if limits_file else {}
         if start == "srdf":
             assert sr is not None  # else _srdf raised
             pose, root_pose, said = srdf_files.start_values(robot, sr, srdf_state)
@@ -140,13 +150,22 @@ def import_urdf(path, *, context=None, scene=None, search_paths=(), q=None, star
         lk, umap = linkage_from_urdf(robot, {**pose, **(q or {})},
                                      start="zero" if start == "srdf" else start,
                                      base_pose=base_pose, fixed_base=fixed_base)
-    except (urdf.UrdfError, VartError, srdf_files.SrdfError, OSError) as e:
-        msg = str(e) if not isinstance(e, OSError) else f"cannot read SRDF: {e.strerror or e}"
+    except (urdf.UrdfError, VartError, srdf_files.SrdfError, JL.JointLimitsError,
+            OSError) as e:
+        msg = str(e) if not isinstance(e, OSError) else \
+            f"cannot read {e.filename or 'SRDF'}: {e.strerror or e}"
         raise IoError(msg if msg.startswith(name) else f"{name}: {msg}") from None
     text = data.decode("utf-8", "replace")
     builder = _Builder(ctx, scene, path, text, robot, lk, umap, search_paths, use_env)
     builder.progress = progress
     builder.srdf = sr
+    builder.limits = {"file": limits_file, "joints": {
+        n: lim.to_dict() for n, lim in limits.items() if lim.to_dict()}} if limits_file else None
+    unknown = sorted(set(limits) - {j.name for j in robot.joints})
+    if unknown:
+        builder.warnings.append(f"{os.path.basename(limits_file or '')}: joints the robot "
+                                f"lacks passed over: {', '.join(unknown[:5])}"
+                                + (" ..." if len(unknown) > 5 else ""))
     builder.warnings += xacro_warnings + umap.warnings + pose_warnings  # the readers' first
     builder.ground = places_on_ground(robot, fixed_base, place_on_ground)
     if place_on_ground and robot.root_link == "world":
@@ -209,6 +228,7 @@ class _Builder:
         self.missing: list[str] = []
         self.progress = None  # progress(done, total), per link whose visuals are built
         self.srdf = None  # the robot's SRDF (read), whose disable_collisions pairs it stores
+        self.limits = None  # {"file", "joints"} of its joint_limits.yaml, if read
         self.ground = False  # place the robot on the ground
         #: for a fixed base placed on the ground: dz (m) -> the linkage with its base pose
         #: moved up by dz
@@ -232,6 +252,8 @@ class _Builder:
         self.scene.collection.children.link(coll)
         coll[SOURCE_KEY] = {"file": self.path,
                             "text": self.text if len(self.text) <= MAX_SOURCE_CHARS else ""}
+        if self.limits is not None:  # the joint_limits.yaml read with it
+            coll[SOURCE_KEY]["joint_limits"] = self.limits
         obs = ImportedRobot(RO.link_empties(coll, link_obj_name, poses, _axes_size(robot)))
         visuals = {}
         for k, link in enumerate(robot.links):

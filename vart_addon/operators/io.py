@@ -101,6 +101,11 @@ class VART_OT_import_urdf(bpy.types.Operator, ImportHelper):  # type: ignore[mis
         description="The robot's SRDF (group states; disable_collisions pairs become the "
                     "clearance check's ignored pairs). Empty: the one beside the URDF or in "
                     "its package's srdf/ folder, if any")
+    joint_limits_file: StringProperty(
+        name="Joint Limits", subtype='FILE_PATH',
+        description="The robot's joint_limits.yaml (MoveIt / ros2_control: velocity and "
+                    "acceleration limits for exports' retiming and the motion checks). Empty: "
+                    "the one beside the URDF or in a config/ folder near it, if any")
     srdf_state: StringProperty(
         name="Group State",
         description="With Start = SRDF Group State: its name (empty: the SRDF's first)")
@@ -145,6 +150,8 @@ class VART_OT_import_urdf(bpy.types.Operator, ImportHelper):  # type: ignore[mis
                                   if self.start == 'FILE' else None,
                                   srdf=bpy.path.abspath(self.srdf_file) if self.srdf_file
                                   else True, srdf_state=self.srdf_state or None,
+                                  joint_limits=bpy.path.abspath(self.joint_limits_file)
+                                  if self.joint_limits_file else True,
                                   place_on_ground=PLACE_ON_GROUND[self.place_on_ground])
         except (IoError, UrdfError, *support.ERRORS) as e:
             self.report({'ERROR'}, str(e))

@@ -69,10 +69,12 @@ def test_write_joint_layout_types_and_round_trip():
                     lower=[-2], target_q=[0.5], posture_q=[0.25], stiffness=3, rest_q=[0.1],
                     virtual=True)
     g = child["vart"]["joints"]["knee"]
+    from vart_addon.bridge import goal_fields as GF
     assert set(g.keys()) == {"type", "parent", "parent_name", "T_parent_mob", "T_child_frame",
                              "q", "lower", "upper", "pitch", "virtual", "tree", "locked",
                              "lock_q", "target_mask", "target_q", "has_posture", "posture_q",
-                             "stiffness", "rest_q"}
+                             "stiffness", "rest_q"} | set(GF.keys("joint"))  # + later kinds'
+    assert {"torque_limit", "torque_limit_effort"} <= set(g.keys())
     assert g["parent"] == parent and g["parent_name"] == "Thigh"  # an ID pointer in a group
     for key in ("T_parent_mob", "T_child_frame", "q", "lower", "upper", "lock_q", "target_q",
                 "posture_q", "rest_q"):

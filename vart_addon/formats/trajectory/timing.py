@@ -64,15 +64,24 @@ class Limits:
     """Per joint velocity limits (rad/s or m/s, None for none: default the trajectory's own
     ``velocity_limits``), and the defaults for joints without one: ``velocity`` (angular,
     rad/s), ``linear_velocity`` (m/s); acceleration limits ``acceleration`` (angular, rad/s^2)
-    and ``linear_acceleration`` (m/s^2). None means no limit."""
+    and ``linear_acceleration`` (m/s^2), and per joint ``accelerations`` (name -> rad/s^2 or
+    m/s^2, a robot's joint_limits.yaml: they win). None means no limit."""
 
     velocity: Optional[float] = None
     linear_velocity: Optional[float] = None
     acceleration: Optional[float] = None
     linear_acceleration: Optional[float] = None
+    accelerations: tuple = ()  #: (joint name, limit) pairs
 
     def __post_init__(self):
+        for name, a in self.accelerations:
+            if isinstance(a, bool) or not isinstance(a, (int, float)) or not math.isfinite(a) \
+                    or a <= 0:
+                raise ValueError(f"acceleration limit of {name!r} must be a positive number, "
+                                 f"got {a!r}")
         for f in dataclasses.fields(self):
+            if f.name == "accelerations":
+                continue
             v = getattr(self, f.name)
             if v is not None and not (isinstance(v, (int, float)) and not isinstance(v, bool)
                                       and math.isfinite(v) and v > 0):
@@ -85,7 +94,9 @@ class Limits:
         vmax = np.array([v if v is not None else d
                          for v, d in zip(traj.velocity_limits, dv)], float)
         amax = np.where(ang, self.acceleration or np.inf, self.linear_acceleration or np.inf)
-        return vmax.astype(float), amax.astype(float)
+        own = dict(self.accelerations)
+        amax = np.array([own.get(n, a) for n, a in zip(traj.joint_names, amax)], float)
+        return vmax.astype(float), amax
 
 
 @dataclasses.dataclass(frozen=True)
