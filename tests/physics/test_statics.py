@@ -221,7 +221,9 @@ def test_a_quadruped_on_three_feet_with_its_centre_of_mass_outside_them():
         tri = np.array([c.point[:2] for c in three])
         # signed distance to the triangle by hand
         edges = [(tri[i], tri[(i + 1) % 3]) for i in range(3)]
-        inside = all(np.cross(b - a, com[:2] - a) * np.cross(b - a, tri[(i + 2) % 3] - a) > 0
+        def cross(u, v):  # z of the 2-D cross product (numpy 2 deprecates 2-D np.cross)
+            return u[0] * v[1] - u[1] * v[0]
+        inside = all(cross(b - a, com[:2] - a) * cross(b - a, tri[(i + 2) % 3] - a) > 0
                      for i, (a, b) in enumerate(edges))
         assert st3.balanced == inside
         if not inside:
