@@ -110,3 +110,14 @@ def test_two_limits_a_step_would_break_at_once_are_both_kept():
     tau = torques(lk)
     assert abs(tau["shoulder"]) <= 0.7 * full * (1 + 1e-9)
     assert abs(tau["elbow"]) <= 0.5 * 9.80665 * M2 * L2 / 2 * (1 + 1e-9)
+
+
+def test_a_torque_limit_at_the_posture_level_is_a_wish_a_target_overrides():
+    full = 9.80665 * (M1 * L1 / 2 + M2 * (L1 + L2 / 2))
+    lk = arm(shoulder=math.pi / 2, gravity=False)
+    lk.set_goal("torque_limit", "shoulder", {"effort": 0.7 * full, "level": "posture"})
+    assert lk.goal("torque_limit", "shoulder")["level"] == "posture"
+    lk.set_target("shoulder", [0.0])
+    lk.lock_joint("elbow")
+    st = Solver(lk, TIGHT).solve()
+    assert not st.unmet and lk.joint("shoulder").q[0] == pytest.approx(0.0, abs=1e-9)

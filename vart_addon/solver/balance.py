@@ -11,7 +11,7 @@ revolute, spherical or fixed pin holds its link's point there), else the link si
 sliding pin: its point is taken where it is at each evaluation, its motion left out of the
 Jacobian).
 
-Each goal has a ``level`` (a choice, :data:`LEVELS`): by default Balance's is the limit level
+Each goal has a ``level`` (a choice, :data:`.levels.CHOOSABLE`): by default Balance's is the limit level
 and the others' the target level, but any level but the potential's may be chosen (Balance as
 a wish at the posture level, a CoM Target above locks...).
 
@@ -119,19 +119,6 @@ class _Com(_Masses):
 
 def _host_name(link) -> str:
     return f"root joint of link {link.name!r}"
-
-
-#: The levels a balance goal may be set at (``level``, a choice value): any but the
-#: potential's (an energy, not rows to meet).
-LEVELS = tuple(lv.label for lv in Level if lv is not Level.POTENTIAL)
-
-
-def by_level(kind: str, links) -> dict:
-    """``{Level: [links]}``: the hosts of goal ``kind`` grouped by their goal's level."""
-    out: dict = {}
-    for link in links:
-        out.setdefault(Level[link.goals[kind]["level"].upper()], []).append(link)
-    return out
 
 
 class ComTargetBatch(Batch):

@@ -26,7 +26,7 @@ from . import goals as G
 from . import static_torque as ST
 from .errors import VartError
 from .goal_values import Value
-from .levels import GoalId, Level
+from .levels import CHOOSABLE, GoalId, Level, by_level
 from .parts import Joint
 from .planar import IN_PLANE, is_planar_closure
 
@@ -167,19 +167,19 @@ def _com(kind: str, plane: bool):
     def build(model, links, cols, ctx):
         axes = B.SP.plane_axes(ctx.linkage.gravity) if plane else None
         return [B.ComTargetBatch(kind, model, ctx.linkage, hosts, cols, axes, level)
-                for level, hosts in B.by_level(kind, links).items()]
+                for level, hosts in by_level(kind, links).items()]
     return build
 
 
 def _balance(model, links, cols, ctx):
     return [B.BalanceBatch(model, ctx.linkage, hosts, cols, ctx.linkage.gravity, level)
-            for level, hosts in B.by_level("balance", links).items()]
+            for level, hosts in by_level("balance", links).items()]
 
 
 def _level(default: Level) -> Value:
-    """The priority level a balance goal is met at (a choice, :data:`.balance.LEVELS`)."""
+    """The priority level a goal is met at, chosen per goal (:data:`.levels.CHOOSABLE`)."""
     return Value("level", "choice", "Level", source="ask", default=(default.label,),
-                 choices=B.LEVELS)
+                 choices=CHOOSABLE)
 
 
 _Q = Value("q", "config", "Value")
@@ -203,10 +203,12 @@ KINDS: tuple[GoalKind, ...] = (
                   "its pins, moved in by a margin (an inequality, at the limit level)"),
     GoalKind("torque_limit", Level.LIMIT, "joint",
              lambda lk, j: "torque_limit" in j.goals and j.is_tree,
-             lambda model, js, cols, ctx: [ST.StaticTorqueBatch(model, ctx.linkage, js, cols)],
+             lambda model, js, cols, ctx: [
+                 ST.StaticTorqueBatch(model, ctx.linkage, group, cols, level)
+                 for level, group in by_level("torque_limit", js).items()],
              by_type=False, support=ST.joint_support, one_dof=True, label="Torque Limit",
              values=(Value("effort", "scalar", "Effort", "N|N\u00b7m", nonneg=True,
-                           source="ask", default=(10.0,)),),
+                           source="ask", default=(10.0,)), _level(Level.LIMIT)),
              help="Keep the joint's static torque (holding what is beyond it against "
                   "gravity) within an effort limit, as a joint limit (the limit level)"),
     GoalKind("lock", Level.LOCK, "joint", lambda lk, j: j.lock_q is not None,

@@ -58,3 +58,17 @@ class GoalId(str):
 def level_of(goal: str, default: Level = Level.TARGET) -> Level:
     """The level of a goal name: a :class:`GoalId`'s own, else ``default``."""
     return goal.level if isinstance(goal, GoalId) else default
+
+
+#: The levels a goal with a ``level`` value may be set at (a choice): any but the potential's
+#: (an energy, not rows to meet).
+CHOOSABLE: tuple[str, ...] = tuple(lv.label for lv in LEVELS if lv is not Level.POTENTIAL)
+
+
+def by_level(kind: str, owners) -> dict:
+    """``{Level: [owners]}``: the joints or links holding goal ``kind``, grouped by the level
+    their goal's ``level`` value chose."""
+    out: dict = {}
+    for obj in owners:
+        out.setdefault(Level[obj.goals[kind]["level"].upper()], []).append(obj)
+    return out

@@ -19,7 +19,8 @@ the axis (``dS_j = s_pk [S_k, S_j]``, ``p`` the joint's link nearer the ground,
 (``d_jk = sum_i m_i s_ij s_ik``, ``e_jk = sum_i m_i s_ij s_ik c_i``).
 
 Rows: ``|tau_j| - L_j`` for each joint beyond its limit ``L_j`` (its goal's ``effort``); the
-others are guards (:meth:`.goals.Batch.guards`), as the balance goal's.
+others are guards (:meth:`.goals.Batch.guards`), as the balance goal's. The goal's ``level``
+is the limit level by default, or another chosen per goal (a wish at the posture level...).
 """
 from __future__ import annotations
 
@@ -55,11 +56,9 @@ def _masses(model, linkage) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 class StaticTorqueBatch(Batch):
     """``torque_limit`` goals of 1-DoF tree joints (see the module doc)."""
 
-    level = Level.LIMIT
-
-    def __init__(self, model, linkage, joints, cols):
-        self.joints = joints
-        self.names = [GoalId("torque_limit", j.label(), Level.LIMIT) for j in joints]
+    def __init__(self, model, linkage, joints, cols, level: Level = Level.LIMIT):
+        self.joints, self.level = joints, level
+        self.names = [GoalId("torque_limit", j.label(), level) for j in joints]
         col_of = {c: i for i, c in enumerate(cols)}
         self.jcol = np.array([col_of[model.slice_of(j).start] for j in joints], dtype=int)
         self.idx, self.m, self.com = _masses(model, linkage)
