@@ -5,7 +5,9 @@
 1. the robot: the scene's real links and joints as the URDF export makes them
    (:func:`vart_addon.formats.urdf.from_linkage.urdf_from_linkage`, with the inertia tensors
    and effort limits of the URDF the robot was imported from), each link's collision
-   geometry its evaluated meshes (as the clearance check reads them), and every real joint
+   geometry the URDF's own when it is only boxes, cylinders and spheres (a humanoid's sole
+   spheres), else its evaluated meshes (as the clearance check reads them: MuJoCo collides
+   their convex hulls), and every real joint
    between real links that the URDF leaves out: the closures (a URDF is a tree) as equality
    constraints, and a spherical tree joint (URDF has none: its child hangs from the root by
    a floating joint) as a MuJoCo ball joint (:func:`vart_addon.physics.model.ball_joints`);
@@ -62,8 +64,13 @@ def scene_robot(scene, bridge: SceneBridge):
     robot, more = urdf_from_linkage(lk, template.name if template is not None else "robot",
                                     template=template)
     warnings += more
+    # the URDF's collision shapes where a link has only primitives (G1's soles: four spheres;
+    # its foot meshes' hulls, rounded, rocked a standing G1 93 mm off and never let it rest)
+    shapes = {link.name for link in robot.links if link.collisions and all(
+        c.geometry.kind in ("box", "cylinder", "sphere") for c in link.collisions)}
     meshes = {n: [(m.v, m.t)] for n, m in
-              link_meshes({n: obs[n] for n in real}, depsgraph_of(bpy.context, scene)).items()}
+              link_meshes({n: obs[n] for n in real if n not in shapes},
+                          depsgraph_of(bpy.context, scene)).items()}
     in_urdf = {j.name for j in robot.joints}
     return robot, meshes, left_out_closures(lk, set(real), in_urdf, warnings), warnings
 
