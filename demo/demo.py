@@ -192,6 +192,19 @@ def sight_line(scene, coll, T_world_camera, name, rgba) -> object:
     return _mesh_object(name, mesh, M, _material(name, rgba), coll)
 
 
+def look_from(eye, target) -> Matrix:
+    """A camera's world matrix at ``eye`` looking at ``target`` (its -z), level (its x
+    horizontal)."""
+    eye, target = np.asarray(eye, float), np.asarray(target, float)
+    z = (eye - target) / np.linalg.norm(eye - target)
+    x = np.cross((0.0, 0.0, 1.0), z)
+    x /= np.linalg.norm(x)
+    M = np.eye(4)
+    M[:3, :3] = np.column_stack([x, np.cross(z, x), z])
+    M[:3, 3] = eye
+    return Matrix(M.tolist())
+
+
 def stage(scene):
     """Ground, camera and Workbench settings for the picture. Returns the objects made."""
     coll = bpy.data.collections.new("demo_render")
@@ -204,14 +217,7 @@ def stage(scene):
     cam = bpy.data.objects.new("demo_camera", bpy.data.cameras.new("demo_camera"))
     coll.objects.link(cam)
     cam.data.lens = 40.0
-    eye, target = np.array([7.4, -4.0, 2.7]), np.array([0.0, -0.1, 0.6])
-    z = (eye - target) / np.linalg.norm(eye - target)
-    x = np.cross((0.0, 0.0, 1.0), z)
-    x /= np.linalg.norm(x)
-    M = np.eye(4)
-    M[:3, :3] = np.column_stack([x, np.cross(z, x), z])
-    M[:3, 3] = eye
-    cam.matrix_world = Matrix(M.tolist())
+    cam.matrix_world = look_from((7.4, -4.0, 2.7), (0.0, -0.1, 0.6))
     scene.camera = cam
     made.append(cam)
     r = scene.render

@@ -57,8 +57,6 @@ def rods(demo, coll, segments, rgba, name):
 
 
 def main(path: str) -> None:
-    from mathutils import Matrix
-
     import vart_addon
     from vart_addon.overlay import drawing
     from vart_addon.overlay import support_geometry as SG
@@ -70,14 +68,7 @@ def main(path: str) -> None:
     assert bpy.ops.vart.bake() == {'FINISHED'}
     demo = _demo()
     coll, staged = demo.stage(scene)
-    eye, target = np.array([0.95, -1.05, 0.55]), np.array([-0.02, 0.0, 0.18])
-    z = (eye - target) / np.linalg.norm(eye - target)
-    x = np.cross((0.0, 0.0, 1.0), z)
-    x /= np.linalg.norm(x)
-    M = np.eye(4)
-    M[:3, :3] = np.column_stack([x, np.cross(z, x), z])
-    M[:3, 3] = eye
-    scene.camera.matrix_world = Matrix(M.tolist())
+    scene.camera.matrix_world = demo.look_from((0.95, -1.05, 0.55), (-0.02, 0.0, 0.18))
     scene.camera.data.lens = 35.0
     r = scene.render
     r.resolution_x, r.resolution_y, r.resolution_percentage = *SIZE, 100

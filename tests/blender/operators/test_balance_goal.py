@@ -148,10 +148,9 @@ def test_operate_joint_stops_where_the_balance_holds(opkit):
     assert 0.05 - 1e-5 <= margin(opkit) <= 0.05 + 2e-3  # at the edge, or just inside
 
 
-def test_a_bake_keeps_the_balance_while_the_lifted_leg_swings_out(opkit):
-    """Leg 3 (lifted, its hip free) keyed to swing 0.8 rad outward over 10 frames: its mass
-    moves out, and at every baked frame the body has shifted so that the centre of mass stays
-    over the region; the swing itself is met."""
+def swinging_leg(opkit):
+    """The table balanced (0.05 m) on feet 0-2 with leg 3's hip free and keyed to swing 0.8
+    rad outward over frames 1-10: ``(body, leg)``."""
     body = table(opkit, body_com=(0.0, 0.0, 0.0))
     leg = bpy.data.objects["Leg3"]
     S.update_joint(leg, "hip3", locked=False)
@@ -161,6 +160,14 @@ def test_a_bake_keeps_the_balance_while_the_lifted_leg_swings_out(opkit):
     for frame, q in ((1, (0.0, 0.0, 0.0)), (10, (-0.8, 0.0, 0.0))):
         leg["vart"]["joints"]["hip3"]["q"] = q
         leg.keyframe_insert(data_path=path, frame=frame)
+    return body, leg
+
+
+def test_a_bake_keeps_the_balance_while_the_lifted_leg_swings_out(opkit):
+    """Leg 3 (lifted, its hip free) keyed to swing 0.8 rad outward over 10 frames: its mass
+    moves out, and at every baked frame the body has shifted so that the centre of mass stays
+    over the region; the swing itself is met."""
+    body, leg = swinging_leg(opkit)
     assert bpy.ops.vart.bake(frame_start=1, frame_end=10) == {'FINISHED'}
     scene = bpy.context.scene
     margins, body_at = [], []
@@ -198,15 +205,7 @@ def test_a_drag_stops_at_the_edge(opkit):
 def test_live_keeps_the_balance_at_every_frame_shown(opkit):
     """Live mode: the lifted leg keyed to swing out, each frame shown is solved with the
     balance goal: over the region at every frame, in any order."""
-    body = table(opkit, body_com=(0.0, 0.0, 0.0))
-    leg = bpy.data.objects["Leg3"]
-    S.update_joint(leg, "hip3", locked=False)
-    opkit.select(body)
-    bpy.ops.vart.set_balance(margin=0.05)
-    path = S.q_data_path("hip3")
-    for frame, q in ((1, (0.0, 0.0, 0.0)), (10, (-0.8, 0.0, 0.0))):
-        leg["vart"]["joints"]["hip3"]["q"] = q
-        leg.keyframe_insert(data_path=path, frame=frame)
+    body, leg = swinging_leg(opkit)
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = 1, 10
     scene.frame_set(1)
