@@ -18,7 +18,8 @@ closures), written into a Blender scene through the bridge's schema functions.
 One BLAS thread, as bench/run.py (set before numpy is imported). ``--frames N`` (default
 120), ``--repeats R`` for the bakes (the median is printed), ``--skip-ladder``;
 ``--balance M``: the hexapod's drag and bake with a *Balance* goal on its deck (margin ``M``
-m, the support of its six pinned feet), for its cost against a run without.
+m, the support of its six pinned feet), ``--torque E``: a *Torque Limit* of ``E`` (N m) on
+every 1-DoF tree joint of the hexapod, each for its cost against a run without.
 """
 from __future__ import annotations
 
@@ -52,8 +53,10 @@ from vart_addon.solver import Settings  # noqa: E402
 SCENE_SETTINGS = Settings(max_iterations=100, max_ms=50.0, lambda_max=0.05)
 
 
-#: ``--balance``: the margin (m) of a balance goal on the hexapod's deck, None: no goal.
+#: ``--balance``: the margin (m) of a balance goal on the hexapod's deck, None: no goal;
+#: ``--torque``: the effort (N m) of a torque limit on each of its 1-DoF tree joints.
 BALANCE: list = [None]
+TORQUE: list = [None]
 
 
 def fresh():
@@ -66,6 +69,12 @@ def hexapod():
     prob, obs = BS.hexapod_scene()
     if BALANCE[0] is not None:
         schema.update_link(obs["deck"], balance=True, balance_margin=BALANCE[0])
+    if TORQUE[0] is not None:
+        for ob in obs.values():
+            for j in schema.read_object(ob)[1]:
+                if j.tree and j.dof == 1:
+                    schema.update_joint(ob, j.name, torque_limit=True,
+                                        torque_limit_effort=TORQUE[0])
     return prob, obs
 
 
@@ -151,8 +160,9 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--skip-ladder", action="store_true")
     ap.add_argument("--balance", type=float, default=None)
+    ap.add_argument("--torque", type=float, default=None)
     args = ap.parse_args(argv)
-    BALANCE[0] = args.balance
+    BALANCE[0], TORQUE[0] = args.balance, args.torque
     if not BS.available():
         sys.exit(f"no benchmark problems in {BS.vb.DEFAULT_PROBLEMS}")
     print(f"bpy {bpy.app.version_string}, numpy {np.__version__}, BLAS threads "

@@ -3,6 +3,7 @@ tree joint's gravity torque against the lever rule, its Jacobian against finite 
 random trees (test_group_jacobians.py), and an arm asked to rise that stops where its shoulder would stall."""
 import math
 
+import numpy as np
 import pytest
 
 from vart_addon.solver import Linkage, Settings, Solver, VartError, se3
@@ -121,3 +122,26 @@ def test_a_torque_limit_at_the_posture_level_is_a_wish_a_target_overrides():
     lk.lock_joint("elbow")
     st = Solver(lk, TIGHT).solve()
     assert not st.unmet and lk.joint("shoulder").q[0] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_the_guards_rate_is_the_jacobian_along_the_step(vh):
+    """What the guards compute at every step (the torques' rate along it, without the
+    Jacobian) is the Jacobian times the step, on random trees with random gravity."""
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        lk = vh.random_tree(rng, closures=1)
+        for name in lk.links:
+            lk.set_mass(name, float(rng.uniform(0.1, 5.0)), rng.normal(0, 0.2, 3))
+        lk.set_gravity(rng.normal(0, 5.0, 3))
+        for j in lk.joints.values():
+            if j.is_tree and j.dof == 1:
+                lk.set_goal("torque_limit", j.name, {"effort": 1.0})
+        for gp in Solver(lk)._analysis():
+            ev = gp.evaluate(lk.model().q_from_joints(), jac=True)
+            for b in gp.batches:
+                if isinstance(b, StaticTorqueBatch):
+                    _, ci = b.torques(ev.state)
+                    step = rng.normal(size=len(gp.cols))
+                    np.testing.assert_allclose(b.rate(ev.state, ci, step),
+                                               b._jacobian(ev.state, ci) @ step,
+                                               rtol=1e-9, atol=1e-9)

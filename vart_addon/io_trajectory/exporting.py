@@ -164,8 +164,8 @@ def export_trajectory(scene, path, *, frame_start=None, frame_end=None,
         traj = traj.replace(base=sample_base(scene, tree, frames))
     layout = tree.config_layout(fmt.layout) if fmt.layout is not TIO.NAMED and \
         tree is not None else None
-    own = acceleration_limits(scene)  # the robot's joint_limits.yaml
-    if retime and own:
+    own = acceleration_limits(scene) if retime else {}  # the robot's joint_limits.yaml
+    if own:
         limits = dataclasses.replace(limits or Limits(), accelerations=tuple(
             sorted({**own, **dict((limits or Limits()).accelerations)}.items())))
     try:

@@ -252,11 +252,16 @@ class BalanceBatch(Batch):
         J = np.array(Js, dtype=float).reshape(len(es), self.n_cols) if jac else None
         return e, J, np.array(goal, dtype=int)
 
-    def guards(self, state) -> list:
-        """Each centre of mass inside its region: the row of its signed distance and how far
-        inside it is."""
-        return [(self._row(i, state, n, ci), -d) for i, (d, n, ci, _) in
-                enumerate(self._at(state)) if n is not None and d <= 0 and n.any()]
+    def guards(self, state, step) -> list:
+        """Each centre of mass inside its region that ``step`` would carry out: the row of
+        its signed distance and how far inside it is."""
+        out = []
+        for i, (d, n, ci, _) in enumerate(self._at(state)):
+            if n is not None and d <= 0 and n.any():
+                row = self._row(i, state, n, ci)
+                if float(row.dot(step)) > -d + 1e-15:
+                    out.append((i, row, -d))
+        return out
 
     def _row(self, i, state, n, ci) -> np.ndarray:
         return n.dot(self.plane).dot(self.coms[i].jacobian(state, ci))

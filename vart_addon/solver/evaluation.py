@@ -98,11 +98,12 @@ class GroupProblem:
         # the batches of inequality goals that can guard a step (they override Batch.guards)
         self.guard_batches = [b for b in self.batches if type(b).guards is not G.Batch.guards]
 
-    def guards(self, ev: Evaluation) -> list:
-        """``[(level, row, slack)]``: the inequality goals met at ``ev`` (which has its
-        Jacobians) that a step could break (:meth:`.goals.Batch.guards`)."""
-        return [(b.level, row, slack) for b in self.guard_batches
-                for row, slack in b.guards(ev.state)]
+    def guards(self, ev: Evaluation, step, upto: int) -> list:
+        """``[((batch, key), level, row, slack)]``: the inequality goals of levels up to
+        ``upto`` met at ``ev`` (which has its Jacobians) that ``step`` would break
+        (:meth:`.goals.Batch.guards`)."""
+        return [((i, key), b.level, row, slack) for i, b in enumerate(self.guard_batches)
+                if b.level <= upto for key, row, slack in b.guards(ev.state, step)]
 
     def goal_of_row(self, k: int, rows) -> np.ndarray:
         """The goal (index into ``names[k]``) of each error row of level ``k``, for an

@@ -117,11 +117,12 @@ class Batch:
     def rows(self, state, jac: bool):  # pragma: no cover - interface
         raise NotImplementedError
 
-    def guards(self, state) -> list:
-        """An inequality goal met at ``state`` that one step could break: ``[(row, slack)]``,
-        ``row`` (n_cols,) the Jacobian of how far outside it is, ``slack`` >= 0 how far inside
-        it is (the goal holds while ``row . dq <= slack``). The stepper adds one as the row
-        ``row . dq = slack`` at this batch's level when its step would break it (see
+    def guards(self, state, step) -> list:
+        """The inequality goals met at ``state`` that ``step`` (over the group's columns)
+        would break, by its linear model: ``[(key, row, slack)]``, ``key`` naming the goal
+        within the batch, ``row`` (n_cols,) the Jacobian of how far outside it is, ``slack``
+        >= 0 how far inside it is (it holds while ``row . dq <= slack``). The stepper adds
+        each as the row ``row . dq = slack`` at this batch's level and steps again (see
         :class:`.stepper.Stepper`); most goals have none."""
         return []
 

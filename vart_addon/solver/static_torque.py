@@ -106,22 +106,39 @@ class StaticTorqueBatch(Batch):
         G = self.g @ (self.a * Sj[:3] + np.cross(Sj[3:], b, axis=0))
         return -G, ci
 
-    def _jacobian(self, state, ci) -> np.ndarray:
-        """(n_goals, n_cols): ``d tau_j / d q_k``."""
+    def _jacobian(self, state, ci, sel=slice(None)) -> np.ndarray:
+        """(n_goals, n_cols): ``d tau_j / d q_k`` (of the goals ``sel`` only)."""
         S = state.S
         v, w = S[:3], S[3:]                        # (3, n_cols)
-        Sj = self.twists(state)
+        Sj = self.twists(state)[:, sel]
         vj, wj = Sj[:3], Sj[3:]                    # (3, n_goals)
-        b = (self.m[:, None] * ci).T @ self.s      # (3, n_goals)
+        s = self.s[:, sel]
+        b = (self.m[:, None] * ci).T @ s           # (3, n_goals)
         # the twist turning with the link that carries the axis: [S_k, S_j]
         dv = np.cross(w.T[None], vj.T[:, None]) + np.cross(v.T[None], wj.T[:, None])
         dw = np.cross(w.T[None], wj.T[:, None])    # (n_goals, n_cols, 3)
-        dv *= self.s_axis[:, :, None]
-        dw *= self.s_axis[:, :, None]
-        e = np.einsum("i,ij,ik,ia->jka", self.m, self.s, self.sk, ci)  # (n_goals, n_cols, 3)
-        db = self.d[:, :, None] * v.T[None] + np.cross(w.T[None], e)
-        dG = (self.a[:, None, None] * dv + np.cross(dw, b.T[:, None])
+        dv *= self.s_axis[sel, :, None]
+        dw *= self.s_axis[sel, :, None]
+        e = np.einsum("i,ij,ik,ia->jka", self.m, s, self.sk, ci)  # (n_goals, n_cols, 3)
+        db = self.d[sel, :, None] * v.T[None] + np.cross(w.T[None], e)
+        dG = (self.a[sel, None, None] * dv + np.cross(dw, b.T[:, None])
               + np.cross(wj.T[:, None], db)) @ self.g
+        return -dG
+
+    def rate(self, state, ci, step) -> np.ndarray:
+        """(n_goals,): ``d tau / d q . step``, without forming the Jacobian (what the guards
+        ask at every step: the same terms, each summed over the step first)."""
+        S = state.S
+        Sj = self.twists(state)
+        vj, wj = Sj[:3].T, Sj[3:].T                # (n_goals, 3)
+        b = (self.m[:, None] * ci).T @ self.s      # (3, n_goals)
+        X = (self.s_axis * step) @ S.T             # sum_k s_pk dq_k S_k, (n_goals, 6)
+        dv = np.cross(X[:, 3:], vj) + np.cross(X[:, :3], wj)
+        dw = np.cross(X[:, 3:], wj)
+        Y = (self.sk * step) @ S.T                 # each link's twist, (n_links, 6)
+        dc = Y[:, :3] + np.cross(Y[:, 3:], ci)
+        db = ((self.m[:, None] * dc).T @ self.s).T  # (n_goals, 3)
+        dG = (self.a[:, None] * dv + np.cross(dw, b.T) + np.cross(wj, db)) @ self.g
         return -dG
 
     def _at(self, state):
@@ -140,11 +157,14 @@ class StaticTorqueBatch(Batch):
                 np.zeros((0, self.n_cols))
         return over[act], J, self.goal[act]
 
-    def guards(self, state) -> list:
+    def guards(self, state, step) -> list:
+        """The joints within their limit that ``step`` would carry beyond it (by
+        :meth:`rate`), with their rows."""
         tau, ci = self._at(state)
         slack = self.limit - np.abs(tau)
-        inside = np.flatnonzero((slack >= 0) & (tau != 0))
-        if not len(inside):
+        grows = np.sign(tau) * self.rate(state, ci, step)
+        hit = np.flatnonzero((slack >= 0) & (tau != 0) & (grows > slack + 1e-15))
+        if not len(hit):
             return []
-        J = np.sign(tau)[:, None] * self._jacobian(state, ci)
-        return [(J[i], float(slack[i])) for i in inside]
+        J = np.sign(tau[hit])[:, None] * self._jacobian(state, ci, hit)
+        return [(int(i), J[k], float(slack[i])) for k, i in enumerate(hit)]

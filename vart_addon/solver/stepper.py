@@ -136,17 +136,15 @@ class Stepper:
         then the step again with each goal it breaks as a row at its level that takes it to
         its edge (``row . dq = slack``: an active set, at most three rounds), so the goals
         below move along the edge instead of out and back."""
-        guards = [g for g in gp.guards(ev) if g[0] <= upto]
         taken: set = set()
         for _ in range(3):
-            hit = [i for i, g in enumerate(guards)
-                   if i not in taken and float(g[1].dot(part)) > g[2] + 1e-15]
+            hit = [g for g in gp.guards(ev, part, upto) if g[0] not in taken]
             if not hit:
                 break
-            taken.update(hit)
+            taken.update(g[0] for g in hit)
             self.complete = self.frozen = None
             levels = [(dense(J), r) for J, r in levels]
-            for k, row, slack in (guards[i] for i in hit):
+            for _, k, row, slack in hit:
                 at = gp.active_levels.index(k)
                 J, r = levels[at]
                 levels[at] = (np.vstack([J, row[None]]), np.append(r, slack))

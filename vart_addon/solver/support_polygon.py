@@ -9,7 +9,8 @@ centre of mass may take, and the nearest point of it.
 - :func:`shrink` and :func:`region`: the hull with every edge moved in by a margin, and when
   that is empty the deepest part of the hull there is (the balance goal's region);
 - :func:`nearest`: the point of a convex region nearest a point, and the distance to it;
-  :func:`signed_distance`: the distance outside, minus the depth inside, and its gradient.
+  :class:`Region` (a region's edges prepared): that, and the signed distance (outside
+  minus the depth inside) with its gradient.
 """
 from __future__ import annotations
 
@@ -149,35 +150,13 @@ def region(points, margin: float) -> tuple[np.ndarray, float]:
 def nearest(R: np.ndarray, x) -> tuple[np.ndarray, float]:
     """``(point, distance)``: the point of the convex region ``R`` (vertices counter-clockwise;
     a point or a segment too) nearest ``x`` (2-D), and how far it is (0 inside)."""
-    x = np.asarray(x, float)
-    if len(R) == 1:
-        return R[0].copy(), float(np.linalg.norm(x - R[0]))
-    a = R if len(R) > 2 else R[:1]
-    d = (np.roll(R, -1, axis=0) if len(R) > 2 else R[1:]) - a
-    if len(R) > 2:
-        cross = d[:, 0] * (x[1] - a[:, 1]) - d[:, 1] * (x[0] - a[:, 0])
-        if (cross >= 0).all():
-            return x.copy(), 0.0
-    dd = np.einsum("ij,ij->i", d, d)
-    t = np.clip(np.einsum("ij,ij->i", x - a, d) / np.where(dd > 0, dd, 1.0), 0.0, 1.0)
-    q = a + t[:, None] * d
-    dist = np.linalg.norm(x - q, axis=1)
-    i = int(np.argmin(dist))
-    return q[i], float(dist[i])
-
-
-def signed_distance(R: np.ndarray, x) -> tuple[float, np.ndarray]:
-    """``(d, n)``: how far ``x`` (2-D) is outside the convex region ``R`` (vertices
-    counter-clockwise), minus how deep inside it is, and ``n``, the gradient of ``d`` in ``x``
-    (a unit vector: from the nearest point outside; the nearest edge's outward normal
-    inside). On a point or segment region (no inside) at distance 0, ``n`` is zero."""
-    return Region(R).signed_distance(x)
+    return Region(R).nearest(x)
 
 
 class Region:
     """A convex region (vertices ``R`` counter-clockwise; a point or a segment too) with its
-    edges prepared, for many :meth:`signed_distance` s (the balance goal's, every
-    evaluation)."""
+    edges prepared, for many :meth:`nearest` points and :meth:`signed_distance` s (the
+    balance goal's, every evaluation)."""
 
     def __init__(self, R: np.ndarray):
         R = np.asarray(R, float).reshape(-1, 2)
@@ -191,20 +170,38 @@ class Region:
         if len(R) > 2:
             self.n, self.b = _edges(R)
 
-    def signed_distance(self, x) -> tuple[float, np.ndarray]:
-        """As the function :func:`signed_distance`."""
+    def _depth(self, x):
+        """``(n . x - b)`` per edge (all <= 0 inside), or None for a point or segment."""
+        return None if self.n is None or self.b is None else self.n.dot(x) - self.b
+
+    def _on_boundary(self, x) -> tuple[np.ndarray, float]:
+        """The nearest point of the edges (or of the point) to ``x``, and its distance."""
+        if len(self.vertices) == 1:
+            return self.vertices[0].copy(), float(np.linalg.norm(x - self.vertices[0]))
+        t = ((x - self.a) * self.d).sum(axis=1) / self.dd
+        q = self.a + np.minimum(np.maximum(t, 0.0), 1.0)[:, None] * self.d
+        dist = np.linalg.norm(x - q, axis=1)
+        i = int(dist.argmin())
+        return q[i], float(dist[i])
+
+    def nearest(self, x) -> tuple[np.ndarray, float]:
+        """``(point, distance)``: the point of the region nearest ``x``, 0 inside."""
         x = np.asarray(x, float)
-        if self.n is not None and self.b is not None:
-            s = self.n.dot(x) - self.b
+        s = self._depth(x)
+        if s is not None and s.max() <= 0:
+            return x.copy(), 0.0
+        return self._on_boundary(x)
+
+    def signed_distance(self, x) -> tuple[float, np.ndarray]:
+        """``(d, n)``: how far ``x`` (2-D) is outside the region, minus how deep inside it is,
+        and ``n``, the gradient of ``d`` in ``x`` (a unit vector: from the nearest point
+        outside; the nearest edge's outward normal inside). On a point or segment region (no
+        inside) at distance 0, ``n`` is zero."""
+        x = np.asarray(x, float)
+        s = self._depth(x)
+        if s is not None and self.n is not None:
             i = int(s.argmax())
             if s[i] <= 0:
                 return float(s[i]), self.n[i]
-        if len(self.vertices) == 1:
-            r = x - self.vertices[0]
-        else:
-            t = ((x - self.a) * self.d).sum(axis=1) / self.dd
-            t = np.minimum(np.maximum(t, 0.0), 1.0)
-            r = x - (self.a + t[:, None] * self.d)
-            r = r[int(np.einsum("ij,ij->i", r, r).argmin())]
-        dist = float(np.sqrt(r.dot(r)))
-        return (dist, r / dist) if dist > 0 else (0.0, np.zeros(2))
+        q, dist = self._on_boundary(x)
+        return (dist, (x - q) / dist) if dist > 0 else (0.0, np.zeros(2))
