@@ -112,6 +112,8 @@ def bake_steps(scene=None, frame_start=None, frame_end=None, *,
                 res.statuses.append(sol.status)
                 for g, e in sol.input_error.items():
                     res.input_error[g] = max(res.input_error.get(g, 0.0), e)
+                for t, d in sol.deviation.items():
+                    res.deviation[t] = max(res.deviation.get(t, 0.0), d)
                 if sol.unmet:
                     res.unmet[f] = sol.unmet
                 if sol.status.stuck:

@@ -9,6 +9,9 @@ group (curves there are the output of an earlier bake):
   Joint sets targets);
 - a link's location and/or the rotation channel of its rotation mode: a target on the
   link's root joint at its animated world pose (position and/or rotation);
+- a tool's waypoints (:mod:`vart_addon.bridge.tools`): its pose or its arm's joints at each
+  frame, as :mod:`.waypoint_goals` says (the tool's own transform curves are then not an
+  input);
 - any other ``["vart"]`` property (targets, locks, postures, springs...) or a driver on a
   link: the bridge re-reads the scene every frame (``SceneBridge.sync``) so the stored
   goals follow the animation.
@@ -21,6 +24,7 @@ import numpy as np
 
 from ..bridge import animation as A
 from ..bridge import schema as S
+from ..bridge import tools as TL
 from ..solver.goal_kinds import KIND
 from .keying import rotation_path
 
@@ -38,10 +42,11 @@ class Inputs:
     curves: dict = field(default_factory=dict)   # (object, data_path, index) -> goal name
     sync: bool = False                           # other vart properties or drivers animated
     sync_objects: set = field(default_factory=set)  # ... on these link objects
+    tools: dict = field(default_factory=dict)    # tool link -> its Waypoints
     described: list = field(default_factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.joints or self.links or self.sync)
+        return bool(self.joints or self.links or self.sync or self.tools)
 
 
 def find_inputs(obs: dict, data, linkage) -> Inputs:
@@ -58,6 +63,9 @@ def find_inputs(obs: dict, data, linkage) -> Inputs:
         qpaths.setdefault(j.child, {})[S.q_data_path(jn)] = jn
     link_curves = []
     for n, ob in sorted(obs.items()):
+        wp = TL.read_waypoints(ob)
+        if wp is not None:
+            inp.tools[n] = wp
         rot = rotation_path(ob)
         for (path, idx), fc in sorted(A.fcurve_map(ob).items()):
             if A.group_of(fc) == A.BAKE_GROUP or fc.mute or not len(fc.keyframe_points):
@@ -81,7 +89,7 @@ def find_inputs(obs: dict, data, linkage) -> Inputs:
             inp.sync = True
             inp.sync_objects.add(n)
     for n, path, idx in link_curves:
-        if joint_driven(linkage, n, inp.joints):
+        if n in inp.tools or joint_driven(linkage, n, inp.joints):
             continue
         mask = inp.links.setdefault(n, np.zeros(6, bool))
         if path == "location":
@@ -91,7 +99,8 @@ def find_inputs(obs: dict, data, linkage) -> Inputs:
         inp.curves[(n, path, idx)] = TARGET.goal_id(linkage.roots[n])
     inp.described = ([f"q of joint {jn!r}" for jn in inp.joints]
                      + [f"transform of link {ln!r}" for ln in inp.links]
-                     + (["other vart properties"] if inp.sync else []))
+                     + (["other vart properties"] if inp.sync else [])
+                     + [f"waypoints of tool {t!r} ({len(w)})" for t, w in inp.tools.items()])
     return inp
 
 
@@ -99,9 +108,10 @@ def last_key(obs: dict, inp: Inputs) -> float | None:
     """The last keyed frame of the input curves (``obs``: link name -> object); None when it
     is not known: no input curves, other animated vart properties or drivers, or a curve
     with modifiers (a Cycles modifier repeats the keys for ever)."""
-    if inp.sync or not inp.curves:
+    if inp.sync or not (inp.curves or inp.tools):
         return None
-    end = None
+    tools = [float(w.frames[-1]) for w in inp.tools.values()]
+    end = max(tools) if tools else None
     for (n, path, idx) in inp.curves:
         fc = A.fcurve_map(obs[n]).get((path, idx))
         if fc is None or len(fc.modifiers):

@@ -33,7 +33,8 @@ class BakeResult:
     over the frames; ``curves`` / ``keys``: F-curves and keys written; ``others``: the
     ranges of earlier bakes this one did not overlap, whose keys remain; ``last_key``: the
     last keyed frame of the animated inputs (None: not known), said in the summary when
-    the range goes on past it."""
+    the range goes on past it; ``deviation``: per tool with waypoints, the largest distance
+    of its origin from the line of a Linear segment (m), said in the summary."""
 
     frame_start: int
     frame_end: int
@@ -51,6 +52,7 @@ class BakeResult:
     total_ms: float = 0.0
     others: list = field(default_factory=list)
     last_key: float | None = None
+    deviation: dict = field(default_factory=dict)
 
     @property
     def frames(self) -> int:
@@ -80,6 +82,8 @@ class BakeResult:
             head += (f"; the animation's last key is on frame {self.last_key:g}, so frames "
                      f"{after}-{self.frame_end} hold its last pose (the range is the "
                      "scene's Start and End)")
+        for tool, d in self.deviation.items():
+            head += f"; tool {tool!r} within {d * 1e3:.3g} mm of its Linear moves' lines"
         goals = self.goals_unmet()
         if not goals:
             return head

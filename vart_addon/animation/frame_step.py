@@ -26,6 +26,7 @@ from ..bridge import schema as S
 from ..solver import Linkage, Settings, SolveStatus
 from .bake_inputs import TARGET, Inputs, find_inputs
 from .bake_result import BakeError
+from .waypoint_goals import WaypointGoals
 
 #: How close a solution must come to an animated value (m, rad) for its goal to count as met:
 #: F-curves hold single-precision values, so animated poses and values agree with each other
@@ -48,6 +49,7 @@ class FrameSolution:
     status: SolveStatus
     input_error: dict
     unmet: list
+    deviation: dict
 
 
 def input_errors(lk, inputs: Inputs, poses: dict, joint_targets: dict,
@@ -89,6 +91,7 @@ class FrameSolver:
         self.settings = replace(settings, predict_bend=False)
         self.input_tol = input_tol
         self._old_settings = bridge.settings
+        self.waypoints = WaypointGoals(lk, data, inputs.tools)
 
     @classmethod
     def start(cls, bridge: SceneBridge, settings: Settings | None = None, gravity=None,
@@ -134,6 +137,8 @@ class FrameSolver:
         for ln, mask in inputs.links.items():
             link_targets[ln] = P.rigid_and_scale(P.observe(obs[ln]), ln)[0]
             lk.set_link_target(ln, link_targets[ln], mask)
+        tool_targets = self.waypoints.apply(
+            frame, lambda: bridge.solve(self.settings, sync=False))
         st = bridge.solve(self.settings, sync=False)
         q = model.q_from_joints()
         T = model.world_poses(q)  # remembered: write_back reads the same poses
@@ -141,9 +146,11 @@ class FrameSolver:
             raise BakeError(f"frame {frame}: the solution is not finite; nothing was keyed")
         poses = {nm: T[i] for nm, i in model.index.items() if nm is not None}
         errs = input_errors(lk, inputs, poses, joint_targets, link_targets)
+        errs.update(self.waypoints.errors(tool_targets, poses))
         unmet = [g for g in st.unmet if g not in errs]
         unmet += [g for g, e in errs.items() if e > self.input_tol]
-        return FrameSolution(frame, q, T, poses, st, errs, unmet)
+        return FrameSolution(frame, q, T, poses, st, errs, unmet,
+                             self.waypoints.deviations(frame, poses))
 
     def release(self, checkpoint) -> None:
         """Put the bridge's settings back, take the chain's own goals off the linkage (stored
@@ -163,6 +170,7 @@ class FrameSolver:
                     B.apply_joint_goals(lk, self.data.joints[jn])
                 for ln in inputs.links:
                     lk.clear_link_target(ln)
+                self.waypoints.release()
             bridge.rollback(checkpoint)
         except Exception:  # never leave a half-restored cache behind
             bridge.invalidate()

@@ -7,7 +7,8 @@ kept) and, at each one, places every link's geometry where its baked pose puts i
   descendants, as the URDF export takes them (:func:`vart_addon.io_urdf.exporter.geometry_objects`),
   read once at the first frame in the link's frame ``T_world_link`` (links are rigid);
 - *virtual links* with geometry (a rock the camera inspects) count against the robot's links,
-  not against the ground or each other: they stand for the world or for intent;
+  not against the ground or each other: they stand for the world or for intent; a link a
+  fixed joint holds to the world (an arm's base, mounted) is not checked against the ground;
 - *ground*: the plane z = 0 (world) by default: a link's depth is how far its lowest vertex is
   below it (exact for a mesh); or any mesh object (``ground=``, read once at the first frame,
   world frame): a link vertex is inside when it lies behind the nearest ground face (its
@@ -229,6 +230,12 @@ def touching_at_zero(lk, meshes: dict, pairs) -> set:
     return set(pair_depths(meshes, zero_poses(lk), pairs))
 
 
+def mounted_links(lk) -> set:
+    """Links a fixed joint holds to the world (an arm's base on its mount): they touch the
+    ground by design, as two links a joint connects touch each other."""
+    return {j.child for j in lk.joints.values() if j.parent is None and j.jtype.dof == 0}
+
+
 def jointed_pairs(lk) -> set:
     """Pairs (frozensets) of link names a joint of the linkage connects directly."""
     return {frozenset((j.parent, j.child)) for j in lk.joints.values() if j.parent is not None}
@@ -302,7 +309,9 @@ def check_clearance_steps(scene=None, frame_start=None, frame_end=None, *, groun
             gbox = _box(mesh_in_frame(ground, depsgraph, np.eye(4))[0])
         names = sorted(shapes)
         pairs = _pairs(res, lk, shapes, names, ignore, ignore_touching)
-        robot = [nm for nm in names if not lk.links[nm].virtual]  # scenery or intent: no ground
+        mounted = mounted_links(lk)
+        # scenery or intent, or fixed to the world: no ground
+        robot = [nm for nm in names if not lk.links[nm].virtual and nm not in mounted]
         crossed, seen = LS.Crossings(shapes, pairs, names, SAME_POSE), _Seen()
         n = end - start + 1
         for k in range(n):

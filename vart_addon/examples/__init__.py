@@ -14,6 +14,8 @@ four stories"), each built into the current scene by :func:`add_example` (operat
   (:mod:`.steps`);
 - :mod:`.quadruped`: ``go2_step``, Unitree Go2 (from the installed example-robot-data)
   balanced over three pinned feet while it lifts the fourth, built the same way;
+- :mod:`.arm`: ``ur5_pick_place``, Universal Robots UR5 (from the installed
+  example-robot-data) picking and placing along a tool's waypoints, Linear and Joint moves;
 - :mod:`.common`: what they share (:class:`Built`, :class:`ExampleError`, poses, keying).
 
 :func:`check_baked` (:mod:`.check`) checks a bake from the baked values, frame by frame (the
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 
 import bpy
 
+from .arm import example_ur5_pick_place
 from .athlete_legs import load_athlete_legs, story_camera_tilt_legs
 from .check import check_baked
 from .common import MECHANISM_FRAMES, Built, ExampleError, pose
@@ -115,6 +118,10 @@ EXAMPLES = {e.key: e for e in (
             "maker's limits) balanced over three pinned feet crouches, lifts its front right "
             "foot 8 cm and puts it down (needs example-robot-data installed)",
             example_go2_step, True),
+    Example("ur5_pick_place", "UR5: Pick and Place", "Universal Robots UR5 (from "
+            "example-robot-data, with its maker's limits) picks and places along its tool's "
+            "waypoints: Linear approaches and retreats, Joint transfers (needs "
+            "example-robot-data installed)", example_ur5_pick_place, True),
 )}
 
 

@@ -38,6 +38,7 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
+from ..bridge import tools as TL
 from ..formats.urdf import files as urdf
 from ..formats.urdf import joint_limits as JL
 from ..formats.urdf import srdf as srdf_files
@@ -278,6 +279,9 @@ class _Builder:
         if self.ground and self.relink is None:
             placed = RO.place_on_ground(obs.values(), self._depsgraph)
         obs.placed = placed
+        parents = {j.child: j.parent for j in robot.joints}
+        for n in TL.tool_names({n: parents.get(n) for n in obs}):
+            TL.set_tool(obs[n])
         obs.ignored = RO.store_ignored(self.scene, obs, self.srdf, self.warnings)
 
         obs.robot, obs.collection = robot, coll

@@ -19,7 +19,7 @@ import importlib
 
 #: The operator modules, one family each, in registration order.
 MODULES = ("links", "joints", "goals", "solve", "animate", "io", "trajectory", "checks",
-           "studies", "sublinkages", "robot_setup", "examples")
+           "studies", "sublinkages", "robot_setup", "tools", "examples")
 
 
 def operator_classes() -> list:

@@ -21,6 +21,8 @@ Blender); this module only gathers the scene's joints and link poses through the
 - A link with a balance goal (*Balance*, *CoM Target*, *CoM Over*) adds its robot's support
   polygon, the region its centre of mass must stay over and the centre of mass's plumb line
   (:mod:`vart_addon.overlay.support_geometry`).
+- A tool (:mod:`vart_addon.bridge.tools`) adds its frame's axes, its waypoints' frames and
+  the path between them (:mod:`vart_addon.overlay.tool_geometry`).
 """
 from __future__ import annotations
 
@@ -30,9 +32,11 @@ import numpy as np
 from ..bridge import BridgeError, SchemaError, scene_key, schema
 from ..bridge import poses as P
 from ..bridge import sublinkages as SL
+from ..bridge import tools as TL
 from ..properties import gravity_of
 from . import geometry as og
 from . import support_geometry as sg
+from . import tool_geometry as tg
 
 _state: dict = {"handle": None, "shader": None, "key": None, "batches": []}
 
@@ -100,10 +104,30 @@ def scene_geometry(scene) -> og.OverlayGeometry:
     glyphs = collect(scene, getattr(sv, "active_joint", ""))
     size = og.auto_size(glyphs)
     geo = og.build(glyphs, size)
-    for style, seg in support_geometry(scene, size).items():
+    extra = [support_geometry(scene, size), tool_geometry(scene, size)]
+    for style, seg in [item for part in extra for item in part.items()]:
         have = geo.batches.get(style)
+        seg = np.asarray(seg, np.float32)
         geo.batches[style] = seg if have is None else np.concatenate([have, seg])
     return geo
+
+
+def tool_geometry(scene, size: float) -> dict:
+    """``{Style: segments}`` of every visible tool and its waypoints (see
+    :mod:`vart_addon.overlay.tool_geometry`); waypoints that do not read are left out."""
+    out: dict = {}
+    for ob in sorted((o for o in scene.objects if schema.is_link(o) and TL.is_tool(o)),
+                     key=lambda o: o.name):
+        T = link_poses([ob]).get(ob.name)
+        if T is None or not _visible(ob):
+            continue
+        try:
+            wp = TL.read_waypoints(ob)
+        except BridgeError:
+            wp = None
+        for style, seg in tg.tool_segments(T, wp, size).items():
+            out[style] = seg if style not in out else np.concatenate([out[style], seg])
+    return out
 
 
 def support_geometry(scene, size: float) -> dict:
@@ -142,6 +166,8 @@ def cache_key(scene) -> tuple:
         raw = ob.get(schema.KEY)
         data = raw.to_dict() if hasattr(raw, "to_dict") else raw
         parts.append((ob.name, repr(data), P.observe(ob), _visible(ob)))
+        if TL.is_tool(ob):
+            parts.append(TL.fingerprint(ob))
     return tuple(parts)
 
 

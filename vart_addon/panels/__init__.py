@@ -10,6 +10,7 @@ Modules, registered in this order (and unregistered in reverse):
 - :mod:`.scene`: the Active Link, Solver and Scene (gravity, overlay toggle) panels;
 - :mod:`.sublinkages`: the Sublinkages panel (the scene's sublinkage collections, their
   dispositions) and ``Collection.vart_disposition``;
+- :mod:`.tools`: the Tool and Waypoints panel (the active link as a tool, its waypoints);
 - :mod:`.animation`: the Animation panel (drag, Key Pose, Bake, trajectory export and import,
   the last bake's outcome);
 - :mod:`.checks`: the Will It Run? panel (clearance check, the last check's contacts);
@@ -22,7 +23,7 @@ they stay hidden (poll) while it is missing.
 
 import importlib
 
-_MODULES = ("rows", "live", "joints", "scene", "sublinkages", "animation", "checks",
+_MODULES = ("rows", "live", "joints", "scene", "sublinkages", "tools", "animation", "checks",
             "studies", "examples")
 _registered: list = []
 

@@ -214,3 +214,22 @@ def test_parts_modelled_overlapping_around_a_small_link_are_left_out_and_listed(
     assert "arm/rock" in pairs
     assert CL.check_clearance(bpy.context.scene, 1, LAST, ignore_touching=False).depth[
         ("arm", "body")].keys() == set(range(1, LAST + 1))
+
+
+def test_a_link_fixed_to_the_world_on_the_ground_is_mounted_not_a_contact(scene):
+    """Fixed case (issue 33): an arm's base fixed to the world with its mesh reaching 3 mm
+    below z = 0 (UR5's) was a ground contact on every frame, so *Will it run?* failed every
+    fixed-base arm. A link a fixed joint holds to the world is mounted; a link on any other
+    joint to the world is still checked."""
+    base, pinned = BS.cube("base", (0.2,) * 3), BS.cube("pinned", (0.2,) * 3)
+    BS.place(base, se3.make_pose(None, [0, 0, 0.09]))  # 1 cm below the ground
+    BS.place(pinned, se3.make_pose(None, [1, 0, 0.09]))
+    for ob in (base, pinned):
+        S.write_link(ob)
+    S.write_joint(base, "mount", "fixed", None, T_parent_mob=se3.make_pose(None, [0, 0, 0.09]))
+    S.write_joint(pinned, "pin", "spherical", None,
+                  T_parent_mob=se3.make_pose(None, [1, 0, 0.09]))
+    sc = bpy.context.scene
+    sc.frame_start = sc.frame_end = 1
+    res = CL.check_clearance(sc)
+    assert set(res.depth) == {("pinned", CL.GROUND)}

@@ -220,3 +220,40 @@ def test_each_sublinkage_is_shaded_in_its_collections_colour():
     foot["vart"] = {"sublinkage": {"disposition": "sideways"}}
     assert overlay.link_shades(scene, [a, b, c]) == {}
     assert len(overlay.collect(scene)) == 4
+
+
+def test_a_tool_draws_its_axes_its_waypoints_and_their_paths():
+    from vart_addon.bridge import tools as TL
+    from vart_addon.overlay import tool_geometry as tg
+    a, b, c = robot()
+    scene = bpy.context.scene
+    k0 = overlay.cache_key(scene)
+    TL.set_tool(c)
+    geo = overlay.scene_geometry(scene)
+    for i, style in enumerate(tg.TOOL_AXES):  # three axes from the tool's origin
+        T = world(c)
+        seg = geo.batches[style]
+        assert np.allclose(seg[0], T[:3, 3], atol=1e-6)
+        direction = (seg[1] - seg[0]) / np.linalg.norm(seg[1] - seg[0])
+        assert np.allclose(direction, T[:3, i], atol=1e-6)
+    assert tg.LINEAR_PATH not in geo.batches
+    T1 = pose(0.5, 3.0, 1.0, 0.3)
+    T2 = pose(0.9, 3.5, 1.2, 0.3)
+    TL.key_waypoint(c, 1, world(c), "LINEAR", False)
+    TL.key_waypoint(c, 10, T1, "LINEAR", False)
+    TL.key_waypoint(c, 20, T2, "JOINT", False)
+    assert overlay.cache_key(scene) != k0
+    geo = overlay.scene_geometry(scene)
+    line = geo.batches[tg.LINEAR_PATH]
+    assert np.allclose(line, [world(c)[:3, 3], T1[:3, 3]], atol=1e-6)
+    dashes = geo.batches[tg.JOINT_PATH]  # on the line between the last two, in pieces
+    d = T2[:3, 3] - T1[:3, 3]
+    for p in dashes:
+        off = p - T1[:3, 3]
+        assert np.linalg.norm(np.cross(off, d)) / np.linalg.norm(d) < 1e-5
+    assert len(geo.batches[tg.WAYPOINT_AXES[0]]) == 6  # one x axis per waypoint
+    for verts in geo.batches.values():
+        assert verts.dtype == np.float32 and np.isfinite(verts).all()
+    k1 = overlay.cache_key(scene)
+    TL.key_waypoint(c, 20, T1, "JOINT", False)  # an edited waypoint redraws
+    assert overlay.cache_key(scene) != k1

@@ -520,3 +520,27 @@ def test_sublinkages_panel_lists_each_with_its_disposition_editable_in_place():
     plain = bpy.data.collections.new("Plain")
     plain.vart_disposition = "driven"  # not a sublinkage: the field does not make one
     assert SL.disposition_of(plain) is None
+
+
+def test_tool_panel_lists_the_waypoints_with_their_moves():
+    from vart_addon.bridge import tools as TL
+    from vart_addon.panels import tools as PT
+    a, b, c = robot()
+    bpy.context.view_layer.objects.active = b
+    log = draw(PT.VART_PT_tool)
+    assert "B is not a tool" in labels(log)
+    assert {"vart.mark_tool", "vart.add_tool"} <= {x.get("operator") for n, x in log
+                                                   if n == "operator"}
+    TL.set_tool(b)
+    assert "No waypoints: pose the tool, then key one" in labels(draw(PT.VART_PT_tool))
+    TL.key_waypoint(b, 1, np.eye(4), "LINEAR", False)
+    TL.key_waypoint(b, 12, np.eye(4), "JOINT", True)
+    log = draw(PT.VART_PT_tool)
+    assert {"Tool: B", "1", "start", "12"} <= set(labels(log)), labels(log)
+    moves = [(x.get("text"), x.get("depress")) for n, x in log
+             if n == "operator" and x.get("operator") == "vart.set_waypoint_move"]
+    assert ("Joint", True) in moves and ("Linear", False) in moves, moves
+    b["vart_move"] = 5.0
+    from vart_addon.bridge import animation as A
+    A.fcurve_map(b)[('["vart_move"]', 0)].keyframe_points[1].co.y = 5.0
+    assert any("move 5.0 is not one of" in t for t in labels(draw(PT.VART_PT_tool)))

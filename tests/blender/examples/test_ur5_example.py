@@ -1,0 +1,120 @@
+"""Issue 33, item 6: a real arm with its maker's limits (Universal Robots UR5 from
+example-robot-data, a dev dependency) picking and placing along its tool's waypoints. *Add
+Example > UR5: Pick and Place* builds it with vart's operators; its bake keeps the tool's tip
+on the line of every Linear move (within 1e-6 m at every frame), takes the Joint moves
+straight in joint space, stays on one IK branch, passes *Will it run?* and replays in MuJoCo
+within the maker's effort limits."""
+from __future__ import annotations
+
+import bpy
+import numpy as np
+import pytest
+
+from frame_steps import run
+from vart_addon.bridge import schema as S
+from vart_addon.bridge import tools as TL
+from vart_addon.checks.statics import statics_scene_steps
+from vart_addon.examples import arm as X
+from vart_addon.physics.feasibility import Thresholds
+from vart_addon.shared.frames import run_steps
+
+pytestmark = pytest.mark.skipif(X.robots_folder() is None, reason="example-robot-data")
+
+
+def world(ob) -> np.ndarray:
+    M = np.array(ob.matrix_world, float)
+    M[:3, :3] /= np.linalg.norm(M[:3, :3], axis=0)
+    return M
+
+
+@pytest.fixture
+def ur5_baked(vart_registered):
+    assert bpy.ops.vart.add_example(example="ur5_pick_place") == {'FINISHED'}
+    scene = bpy.context.scene
+    scene.vart.check_after_bake = False
+    assert bpy.ops.vart.bake() == {'FINISHED'}
+    assert "unmet" not in scene.vart.status_summary.lower(), scene.vart.status_summary
+    return scene
+
+
+def motion(scene):
+    """Frame -> (T_world_tcp, the six arm joints' values), as the baked keys play."""
+    tcp, out = scene.objects["gripper_tcp"], {}
+    for f in range(1, X.FRAMES + 1):
+        scene.frame_set(f)
+        qs = {j.name: j.q[0] for ob in scene.objects if S.is_link(ob)
+              for j in S.read_object(ob)[1] if j.name in X.ARM}
+        out[f] = (world(tcp), np.array([qs[n] for n in X.ARM]))
+    return out
+
+
+def test_the_example_is_built_with_the_operators(ur5_baked):
+    scene = ur5_baked
+    tcp, tool0 = scene.objects["gripper_tcp"], scene.objects["tool0"]
+    assert TL.is_tool(tcp) and not TL.is_tool(tool0)
+    T = np.linalg.inv(world(tool0)) @ world(tcp)
+    assert np.allclose(T, np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, X.TCP_OFFSET],
+                                    [0, 0, 0, 1]]), atol=1e-6)
+    wp = TL.read_waypoints(tcp)
+    assert wp.frames.tolist() == [float(f) for f, *_ in X.PROGRAM]
+    assert wp.moves == tuple(m for *_, m in X.PROGRAM) and wp.eases.all()
+    # the maker's limits came with the robot
+    from vart_addon.checks.plots import urdf_limits
+    efforts = {j: e for j, (_, e) in urdf_limits(scene).items()}
+    assert efforts["shoulder_lift_joint"] == pytest.approx(150.0)
+    assert efforts["wrist_3_joint"] == pytest.approx(28.0)
+
+
+def test_linear_moves_stay_on_their_lines_and_joint_moves_are_straight_in_joint_space(
+        ur5_baked):
+    scene = ur5_baked
+    wp = TL.read_waypoints(scene.objects["gripper_tcp"])
+    got = motion(scene)
+    lines = joints = 0
+    for b in range(1, len(wp)):
+        a = b - 1
+        fa, fb = int(wp.frames[a]), int(wp.frames[b])
+        for f in range(fa, fb + 1):
+            seg = wp.segment(f)
+            if wp.moves[b] == "LINEAR":
+                assert wp.line_distance(seg, got[f][0][:3, 3]) < 1e-6, f
+                lines += 1
+            else:  # every joint the same fraction of its way at once
+                s = wp.fraction(wp.segment(fa + 0.5), f)
+                q = got[fa][1] + s * (got[fb][1] - got[fa][1])
+                assert np.abs(got[f][1] - q).max() < 1e-6, f
+                joints += 1
+        assert np.abs(got[fb][0] - wp.T[b]).max() < 1e-6  # each waypoint reached
+    assert lines > 40 and joints > 60
+    # one IK branch all along: elbow up (elbow > 0), the wrist on one side (wrist 2 < 0)
+    q = np.array([got[f][1] for f in got])
+    assert (q[:, 2] > 0.1).all() and (q[:, 4] < -0.1).all()
+
+
+def test_will_it_run_passes_with_half_of_each_limit_in_reserve(ur5_baked):
+    rep, model, _ = run(statics_scene_steps(ur5_baked, 1, X.FRAMES,
+                                            thresholds=Thresholds(torque_margin=0.5)))
+    assert len(rep.frames) == X.FRAMES and model.grounded
+    assert rep.worst.max() < 0.5
+    assert rep.failures() == {}
+    assert bpy.ops.vart.will_it_run() == {'FINISHED'}
+
+
+def test_the_bake_replays_in_mujoco_within_the_makers_limits(ur5_baked):
+    pytest.importorskip("mujoco")
+    from vart_addon.checks.replay import replay_scene_steps
+    res, _ = run_steps(replay_scene_steps(ur5_baked))
+    assert res.frames_done == X.FRAMES and not res.floating
+    limits = dict(zip(res.joints, res.limit))
+    assert limits["shoulder_lift_joint"] == pytest.approx(150.0)
+    assert (np.abs(res.force) <= res.limit + 1e-6).all()
+    assert res.saturated() == {}
+    assert float(np.abs(res.error).max()) < 0.05  # rad: the servos track the baked motion
+
+
+def test_without_example_robot_data_it_says_how_to_install_it(vart_registered, monkeypatch):
+    monkeypatch.setattr(X, "robots_folder", lambda: None)
+    before = {k: set(getattr(bpy.data, k)) for k in ("objects", "collections", "meshes")}
+    with pytest.raises(RuntimeError, match="pip install example-robot-data"):
+        bpy.ops.vart.add_example(example="ur5_pick_place")
+    assert {k: set(getattr(bpy.data, k)) for k in before} == before
