@@ -1,9 +1,17 @@
 #!/usr/bin/env python3
-"""The README's picture of *Go2: Lift a Leg* (``.venv/bin/python tools/render_go2.py
-docs/go2_step.png``): the example added and baked headless, frames 1 and 24 (the front right
-foot up) rendered side by side with Workbench, the balance goal's support polygon (green), its
-region (pale green) and the centre of mass's plumb line drawn as thin rods (the overlay does
-not render). Needs example-robot-data (a dev dependency). A dev tool, not shipped.
+"""The README's pictures of the real-robot examples (``.venv/bin/python
+tools/render_example.py go2_step docs/go2_step.png``, or ``ur5_pick_place
+docs/ur5_pick_place.png``): the example added and baked headless, two of its frames rendered
+side by side with Workbench, what the overlay draws for it as thin rods (the overlay does not
+render):
+
+- *Go2: Lift a Leg*, frames 1 and 24 (the front right foot up): the balance goal's support
+  polygon (green), its region (pale green) and the centre of mass's plumb line;
+- *UR5: Pick and Place*, frames 20 and 86 (above the pick point, at the place point): the tool's
+  axes, its waypoints' axes and the path between them (solid along Linear moves, dashed
+  along Joint moves), and a dark rod from the flange to the tool's tip (the gripper).
+
+Needs example-robot-data (a dev dependency). A dev tool, not shipped.
 """
 from __future__ import annotations
 
@@ -18,8 +26,34 @@ import bpy  # noqa: E402
 import numpy as np  # noqa: E402
 
 SIZE = (720, 540)
-FRAMES = (1, 24)
 ROD = 0.004  # m
+
+
+def _go2_lines(scene) -> dict:
+    from vart_addon.overlay import drawing
+    from vart_addon.overlay import support_geometry as SG
+    colours = {SG.SUPPORT: (0.1, 0.6, 0.2, 1.0), SG.REGION: (0.45, 0.85, 0.5, 1.0),
+               SG.OVER: (0.1, 0.6, 0.2, 1.0), SG.OUTSIDE: (0.9, 0.1, 0.1, 1.0),
+               SG.GOAL: (0.95, 0.6, 0.1, 1.0)}
+    return {colours[s]: seg for s, seg in drawing.support_geometry(scene, 0.05).items()}
+
+
+def _ur5_lines(scene) -> dict:
+    """The tool's overlay, and the gripper the tool frame stands for (tool0 to its tip)."""
+    from vart_addon.overlay import drawing
+    ends = [np.array(scene.objects[n].matrix_world.translation) for n in ("tool0", "gripper_tcp")]
+    out: dict = {(0.15, 0.15, 0.17, 1.0): np.array(ends)}
+    for style, seg in drawing.tool_geometry(scene, 0.05).items():
+        out[style.color] = np.concatenate([out[style.color], seg]) if style.color in out \
+            else seg
+    return out
+
+
+#: Per example: its two frames, the camera (from, at; m), its lens (mm), the lines to draw.
+PICTURES = {
+    "go2_step": ((1, 24), (0.95, -1.05, 0.55), (-0.02, 0.0, 0.18), 35.0, _go2_lines),
+    "ur5_pick_place": ((20, 86), (0.9, -1.5, 0.8), (0.25, 0.1, 0.25), 35.0, _ur5_lines),
+}
 
 
 def _demo():
@@ -56,31 +90,27 @@ def rods(demo, coll, segments, rgba, name):
     return made
 
 
-def main(path: str) -> None:
+def main(example: str, path: str) -> None:
     import vart_addon
-    from vart_addon.overlay import drawing
-    from vart_addon.overlay import support_geometry as SG
+    frames, eye, target, lens, lines = PICTURES[example]
     bpy.ops.wm.read_factory_settings(use_empty=True)
     vart_addon.register()
     scene = bpy.context.scene
-    assert bpy.ops.vart.add_example(example="go2_step") == {'FINISHED'}
+    assert bpy.ops.vart.add_example(example=example) == {'FINISHED'}
     scene.vart.check_after_bake = False
     assert bpy.ops.vart.bake() == {'FINISHED'}
     demo = _demo()
     coll, staged = demo.stage(scene)
-    scene.camera.matrix_world = demo.look_from((0.95, -1.05, 0.55), (-0.02, 0.0, 0.18))
-    scene.camera.data.lens = 35.0
+    scene.camera.matrix_world = demo.look_from(eye, target)
+    scene.camera.data.lens = lens
     r = scene.render
     r.resolution_x, r.resolution_y, r.resolution_percentage = *SIZE, 100
     halves = []
-    styles = {SG.SUPPORT: (0.1, 0.6, 0.2, 1.0), SG.REGION: (0.45, 0.85, 0.5, 1.0),
-              SG.OVER: (0.1, 0.6, 0.2, 1.0), SG.OUTSIDE: (0.9, 0.1, 0.1, 1.0),
-              SG.GOAL: (0.95, 0.6, 0.1, 1.0)}
-    for f in FRAMES:
+    for f in frames:
         scene.frame_set(f)
         made = []
-        for style, seg in drawing.support_geometry(scene, 0.05).items():
-            made += rods(demo, coll, seg, styles[style], f"go2_balance_{len(made)}_")
+        for rgba, seg in lines(scene).items():
+            made += rods(demo, coll, seg, rgba, f"{example}_lines_{len(made)}_")
         out = pathlib.Path(path).with_suffix("").as_posix() + f"_frame{f}.png"
         r.filepath = out
         bpy.ops.render.render(write_still=True)
@@ -96,7 +126,7 @@ def main(path: str) -> None:
             bpy.data.meshes.remove(mesh)
     gap = np.ones((SIZE[1], 6, 4), np.float32)
     both = np.concatenate([halves[0], gap, halves[1]], axis=1)
-    img = bpy.data.images.new("go2_picture", both.shape[1], SIZE[1])
+    img = bpy.data.images.new(f"{example}_picture", both.shape[1], SIZE[1])
     img.pixels.foreach_set(both.reshape(-1))
     r.image_settings.compression = 100
     img.save_render(str(path), scene=scene)
@@ -104,4 +134,6 @@ def main(path: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "docs/go2_step.png")
+    if len(sys.argv) != 3 or sys.argv[1] not in PICTURES:
+        sys.exit(f"usage: render_example.py {{{','.join(PICTURES)}}} <picture.png>")
+    main(sys.argv[1], sys.argv[2])
