@@ -102,7 +102,8 @@ def test_json_round_trip(tr):
 @RT
 @given(trajectories(), st.sampled_from(FORMATS), st.booleans(), st.booleans())
 def test_file_round_trip_tolerates_crlf_and_trailing_newlines(tmp_path_factory, tr, ext, crlf, extra):
-    if ext == ".json":
+    nanoseconds = ext.endswith(".json")  # ROS durations: .json and .goal.json
+    if nanoseconds:
         tr = tr.replace(times=np.round(tr.times * 1e3) / 1e3 + np.arange(tr.n_times) * 1e4)
     path = tmp_path_factory.mktemp("rt") / f"motion{ext}"
     save_trajectory(tr, path)
@@ -116,7 +117,7 @@ def test_file_round_trip_tolerates_crlf_and_trailing_newlines(tmp_path_factory, 
                            kinds=None if ext == ".csv" else tr.kinds)
     assert back.joint_names == tr.joint_names and back.kinds == tr.kinds
     assert back.positions.tobytes() == tr.positions.tobytes()
-    if ext != ".json":
+    if not nanoseconds:
         assert back.times.tobytes() == tr.times.tobytes()
 
 
@@ -299,7 +300,7 @@ def test_load_dispatches_on_extension_and_checks_expectations(tmp_path):
 
 
 def test_load_errors(tmp_path):
-    with pytest.raises(ValueError, match=r"unknown trajectory format '.txt' for '.*m.txt': use .csv, .json or .path"):
+    with pytest.raises(ValueError, match=r"unknown trajectory format '.txt' for '.*m.txt': use .csv, .json, .path or .goal.json"):
         load_trajectory(tmp_path / "m.txt")
     with pytest.raises(ValueError, match=r"unknown trajectory format '\(no extension\)'"):
         load_trajectory(tmp_path / "motion")
@@ -363,7 +364,7 @@ def test_json_times_closer_than_a_nanosecond_write_nothing(tmp_path):
 @pytest.mark.parametrize("ext", FORMATS)
 def test_save_missing_directory(tmp_path, ext):
     target = tmp_path / "no" / "such" / f"m{ext}"
-    with pytest.raises(FileNotFoundError, match=r"cannot write trajectory '.*m\.\w+': No such file"):
+    with pytest.raises(FileNotFoundError, match=r"cannot write trajectory '.*m\.[\w.]+': No such file"):
         save_trajectory(sample(), target)
     assert not (tmp_path / "no").exists()
 
@@ -504,20 +505,25 @@ def test_export_selects_unwraps_checks_and_decimates(tmp_path):
 # ---- the table of formats -----------------------------------------------------------------------
 def test_everything_said_of_the_formats_derives_from_the_table():
     from vart_addon.formats.trajectory import files as F
-    assert F.FORMATS == tuple(f.extension for f in F.TABLE) == (".csv", ".json", ".path")
-    assert F.extensions_text() == ".csv, .json or .path"
-    assert F.file_glob() == "*.csv;*.json;*.path"
+    assert F.FORMATS == tuple(f.extension for f in F.TABLE) == (".csv", ".json", ".path",
+                                                                ".goal.json")
+    assert F.extensions_text() == ".csv, .json, .path or .goal.json"
+    assert F.file_glob() == "*.csv;*.json;*.path;*.goal.json"
     assert [f.label for f in F.TABLE] == ["CSV (.csv)", "ROS JointTrajectory (.json)",
-                                         "Klampt Path (.path)"]
+                                         "Klampt Path (.path)",
+                                         "FollowJointTrajectory Goal (.goal.json)"]
     assert {f.id: f.extension for f in F.TABLE} == {"CSV": ".csv", "JSON": ".json",
-                                                    "PATH": ".path"}
+                                                    "PATH": ".path", "GOAL": ".goal.json"}
     assert F.format_of("A/B.Json") is F.BY_ID["JSON"]
+    # a two-part extension: the longest that ends the name (a file named goal.json is JSON)
+    assert F.format_of("A/B.Goal.JSON") is F.BY_ID["GOAL"]
+    assert F.format_of("runs/goal.json") is F.format_of("m.goal.json.json") is F.BY_ID["JSON"]
     with pytest.raises(ValueError, match=r"unknown trajectory format '\.txt' for 'm\.txt': "
-                                         r"use \.csv, \.json or \.path"):
+                                         r"use \.csv, \.json, \.path or \.goal\.json"):
         F.format_of("m.txt")
-    # what a file states: .csv names and units, .json names, .path neither
+    # what a file states: .csv names and units, .json and .goal.json names, .path neither
     assert [(f.names, f.units) for f in F.TABLE] == [(True, True), (True, False),
-                                                    (False, False)]
+                                                    (False, False), (True, False)]
 
 
 def test_deeply_nested_json_is_a_format_error_not_a_recursion_error():

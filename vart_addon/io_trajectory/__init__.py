@@ -4,7 +4,8 @@
 - :mod:`.joint_columns`: the scene's joint columns (names, kinds, limits, velocity limits), and
   what the other modules share (:class:`TrajectoryError`, the file formats).
 - :mod:`.sampling`: :func:`sample_trajectory`, every column at every frame of a range.
-- :mod:`.exporting`: :func:`export_trajectory`, a sampled frame range written to a file.
+- :mod:`.exporting`: :func:`export_trajectory`, a sampled frame range written to a file
+  (of one SRDF planning group's joints, :mod:`.joint_groups`, when asked).
 - :mod:`.importing`: :func:`read_trajectory`, :func:`apply_trajectory` and
   :func:`import_trajectory`, a file keyed onto the joints and baked.
 """

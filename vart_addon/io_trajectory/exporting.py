@@ -1,8 +1,11 @@
-"""Trajectory export: a frame range of a scene, sampled (:mod:`.sampling`), written to a .csv,
-.json or .path file.
+"""Trajectory export: a frame range of a scene, sampled (:mod:`.sampling`), written to a file
+of a format of :data:`~vart_addon.formats.trajectory.files.TABLE` (.csv, .json, .path,
+.goal.json).
 
 **Export** (:func:`export_trajectory`): refuse a range no bake covers (``require_bake``),
-sample the joints and the floating base (:mod:`.robot_base`), then
+sample the joints and the floating base (:mod:`.robot_base`), keep the joints the exported
+URDF drives (for a controller's goal, an *actuated* format, less the mimic followers), or
+those of one planning group of the robot's SRDF (:mod:`.joint_groups`), then
 :func:`~vart_addon.formats.trajectory.files.export_motion` (real joints unless
 ``include_virtual``, continuous ones unwrapped, the base if it moves, optional re-timing
 within the joints' limits, velocities and accelerations from every frame, limits checked on
@@ -34,9 +37,11 @@ import numpy as np
 from ..animation import bake_record
 from ..formats.trajectory import files as TIO
 from ..formats.trajectory import model as TR
+from ..formats.trajectory.ros_goal import GoalTolerances
 from ..formats.trajectory.timing import Limits, RetimeResult
 from ..solver.text import show
 from .joint_columns import TrajectoryError, acceleration_limits, format_of
+from .joint_groups import group_joints
 from .robot_base import robot_tree, sample_base
 from .sampling import _frame_range, sample_trajectory
 
@@ -107,23 +112,57 @@ def _check_baked(scene, start: int, end: int) -> None:
 _DRIVEN = ("revolute", "continuous", "prismatic")
 
 
-def _urdf_joints_only(traj, tree, notes: list):
+def _joint_of(column: str) -> str:
+    """The joint of a column: ``joint`` or, of a joint with several values, ``joint/entry``."""
+    return column.split("/")[0]
+
+
+def _listed(names: list) -> str:
+    return ", ".join(names[:8]) + (" ..." if len(names) > 8 else "")
+
+
+def _urdf_joints_only(traj, tree, notes: list, actuated: bool = False):
     """``traj`` with only the real joints the exported URDF has as driven 1-DoF joints (what a
-    ros2_control controller accepts); the others (loop closures, ball joints, floating ones)
-    left out, said in ``notes``. Virtual columns stay (export_motion drops them)."""
+    ros2_control controller accepts; ``actuated``: less the mimic followers, which no
+    controller commands); the others (loop closures, ball joints, floating ones) left out,
+    said in ``notes``. Virtual columns stay (export_motion drops them)."""
     driven = {j.name for j in tree.robot.joints if j.type in _DRIVEN}
-    keep, gone = [], []
+    followers = {j.name for j in tree.robot.joints if j.mimic is not None} if actuated \
+        else set()
+    keep, gone, mimics = [], [], []
     for k, (name, virtual) in enumerate(zip(traj.joint_names, traj.virtual)):
-        joint = name if name in driven else name.split("/")[0]  # several values: joint/entry
-        if virtual or joint in driven:
+        joint = name if name in driven else _joint_of(name)
+        if joint in followers and not virtual:
+            mimics.append(joint)
+        elif virtual or joint in driven:
             keep.append(k)
         elif joint not in gone:
             gone.append(joint)
-    if not gone:
-        return traj
-    notes.append(f"left out: {len(gone)} real joints the exported URDF does not drive (loop "
-                 f"closures, ball and floating joints): {', '.join(gone[:8])}"
-                 + (" ..." if len(gone) > 8 else ""))
+    if gone:
+        notes.append(f"left out: {len(gone)} real joints the exported URDF does not drive "
+                     f"(loop closures, ball and floating joints): {_listed(gone)}")
+    if mimics:
+        notes.append(f"left out: {len(mimics)} mimic joints, which follow their leaders (a "
+                     f"controller commands the leaders): {_listed(mimics)}")
+    return traj if len(keep) == traj.n_joints else traj.columns(keep)
+
+
+def _group_only(traj, scene, group: str, srdf, notes: list):
+    """``traj`` with only the joints of planning group ``group`` (:mod:`.joint_groups`), in
+    the group's order; the others left out, said in ``notes``. TrajectoryError when none of
+    the group's joints is left to export."""
+    order = {n: i for i, n in enumerate(group_joints(scene, group, srdf))}
+    keep = sorted((k for k, n in enumerate(traj.joint_names) if _joint_of(n) in order),
+                  key=lambda k: (order[_joint_of(traj.joint_names[k])], k))
+    if not keep:
+        raise TrajectoryError(f"nothing to export: joint group {group!r} has no joint "
+                              f"that moves and that this export writes (its joints: "
+                              f"{_listed(list(order)) or 'none'})")
+    kept = set(keep)
+    gone = sorted({_joint_of(n) for k, n in enumerate(traj.joint_names)
+                   if k not in kept and not traj.virtual[k]})
+    if gone:
+        notes.append(f"left out of joint group {group!r}: {_listed(gone)}")
     return traj.columns(keep)
 
 
@@ -133,18 +172,25 @@ def export_trajectory(scene, path, *, frame_start=None, frame_end=None,
                       refuse_violations: bool = False, source: str = "auto",
                       require_bake: bool = True, derivatives: bool | None = None,
                       retime: str | None = None, limits: Limits | None = None,
-                      max_speedup: float = 10.0) -> ExportResult:
+                      max_speedup: float = 10.0, group: str | None = None, srdf=None,
+                      tolerances: GoalTolerances | None = None) -> ExportResult:
     """Sample ``scene`` (default: the context's) over the frame range and write ``path``
-    (.csv, .json or .path, by extension) atomically: the real joints the exported URDF drives
-    (its revolute, continuous and prismatic joints; loop closures, ball and floating joints
-    left out with a note), or every joint with ``include_virtual``, the floating base's pose
-    when it moves, waypoints whenever a joint moved ``angle_step`` rad or ``length_step`` m
-    (or ``every_frame``). ``require_bake``: refuse a range no bake covers (see the module
-    doc). ``derivatives``: velocities and accelerations (default: in JSON only). ``retime``: None (the scene's timing),
-    ``"uniform"`` or ``"toppra"``, within the URDF's velocity limits (its joint_limits.yaml's,
-    when the robot was imported with one, and that file's acceleration limits) and ``limits``
+    (.csv, .json, .path or .goal.json, by extension) atomically: the real joints the exported
+    URDF drives (its revolute, continuous and prismatic joints; loop closures, ball and
+    floating joints left out with a note), or every joint with ``include_virtual``, the
+    floating base's pose when it moves, waypoints whenever a joint moved ``angle_step`` rad
+    or ``length_step`` m (or ``every_frame``). ``require_bake``: refuse a range no bake
+    covers (see the module doc). ``derivatives``: velocities and accelerations (default: in
+    JSON and goals only). ``retime``: None (the scene's timing), ``"uniform"`` or
+    ``"toppra"``, within the URDF's velocity limits (its joint_limits.yaml's, when the robot
+    was imported with one, and that file's acceleration limits) and ``limits``
     (:class:`~vart_addon.formats.trajectory.timing.Limits`: defaults for joints without one,
-    acceleration limits). Returns an :class:`ExportResult`; limit violations are in it and do
+    acceleration limits). ``group``: only the joints of this planning group of the robot's
+    SRDF (``srdf``: its path; default the one shipped with its URDF), in the group's order.
+    A controller's goal (``.goal.json``) names the actuated joints only (no mimic followers,
+    no floating base) and carries ``tolerances``
+    (:class:`~vart_addon.formats.trajectory.ros_goal.GoalTolerances`, default all 0: the
+    controller's). Returns an :class:`ExportResult`; limit violations are in it and do
     not stop the export unless ``refuse_violations``. Raises :class:`TrajectoryError`
     (SchemaError for a corrupt scene) with nothing written."""
     scene = scene or bpy.context.scene
@@ -158,7 +204,9 @@ def export_trajectory(scene, path, *, frame_start=None, frame_end=None,
         _check_baked(scene, start, end)
     tree = robot_tree(scene)
     if tree is not None and not include_virtual:
-        traj = _urdf_joints_only(traj, tree, notes)
+        traj = _urdf_joints_only(traj, tree, notes, fmt.actuated)
+    if group:
+        traj = _group_only(traj, scene, group, srdf, notes)
     if tree is not None and tree.floating:
         frames = np.arange(start, end + 1)
         traj = traj.replace(base=sample_base(scene, tree, frames))
@@ -180,13 +228,15 @@ def export_trajectory(scene, path, *, frame_start=None, frame_end=None,
         done = TIO.export_motion(
             traj, path, include_virtual=include_virtual, every_frame=every_frame,
             angle_step=angle_step, length_step=length_step, derivatives=derivatives,
-            retime=retime, limits=limits, max_speedup=max_speedup, layout=layout)
+            retime=retime, limits=limits, max_speedup=max_speedup, layout=layout,
+            options=tolerances)
     except TrajectoryError:
         raise
-    except (ValueError, OSError) as e:
-        raise TrajectoryError(f"{e}; nothing was written" if isinstance(e, ValueError)
+    except (ValueError, TypeError, OSError) as e:
+        raise TrajectoryError(f"{e}; nothing was written" if not isinstance(e, OSError)
                               else str(e)) from None
-    base = traj.base.link if traj.base is not None and (
+    notes.extend(done.notes)
+    base = traj.base.link if traj.base is not None and not fmt.actuated and (
         layout is not None or traj.base.moves()) else None
     if done.timing is not None:
         notes.extend(done.timing.notes)

@@ -196,8 +196,8 @@ class _GoalOp(_Operator):
         for v in self.goal.values:
             if v.source == "ask":  # typed in a float32 field: its 7 digits, as typed
                 x = getattr(self, v.name)
-                out[v.name] = x.lower() if v.kind == "choice" else _typed(x) \
-                    if v.kind == "scalar" else tuple(map(_typed, x))
+                out[v.name] = x.lower() if v.kind == "choice" else support.typed(x) \
+                    if v.kind == "scalar" else tuple(map(support.typed, x))
             elif v.source == "cursor":
                 out[v.name] = tuple(context.scene.cursor.location)
             elif v.name in now:
@@ -219,11 +219,6 @@ class _ClearGoal(_GoalOp):
     def execute(self, context):
         name = self.owner_name(context)
         return support.apply(self, context, lambda lk: lk.clear_goal(self.goal.name, name))[0]
-
-
-def _typed(x) -> float:
-    """A value of a float32 operator field as typed (0.05, not 0.05000000074505806)."""
-    return float(f"{float(x):.7g}")
 
 
 def _ask(v):
@@ -289,7 +284,7 @@ class VART_OT_set_torque_limits(bpy.types.Operator):
             self.report({'ERROR'}, "no effort limits: the scene's robot was not imported from "
                         "a URDF whose joints have <limit effort=...>")
             return {'CANCELLED'}
-        scale = 1.0 - _typed(self.reserve)
+        scale = 1.0 - support.typed(self.reserve)
         done: list = []
 
         def mutate(lk):
@@ -301,7 +296,7 @@ class VART_OT_set_torque_limits(bpy.types.Operator):
         result = support.apply(self, context, mutate)[0]
         if 'FINISHED' in result:
             self.report({'INFO'}, f"Torque limits on {len(done)} joints "
-                        f"({_typed(self.reserve):.0%} of each effort limit in reserve)")
+                        f"({support.typed(self.reserve):.0%} of each effort limit in reserve)")
         return result
 
 

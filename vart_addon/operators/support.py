@@ -28,6 +28,11 @@ JOINT_TYPE_ITEMS = [(t.name, "-".join(w.title() for w in t.name.split("-")),
 NO_LIMIT = 1e30
 
 
+def typed(x) -> float:
+    """A value of a float32 operator field as typed (0.05, not 0.05000000074505806)."""
+    return float(f"{float(x):.7g}")
+
+
 @dataclass(frozen=True)
 class MenuItem:
     """Where an operator appears in *Object > Vart* (:mod:`vart_addon.menus`): its

@@ -6,8 +6,11 @@ panel): thin wrappers of :mod:`vart_addon.io_trajectory`.
   the extension typed in the file browser. Real joints (virtual ones optional), waypoints every ``angle_step``
   (shown in the scene's rotation unit, degrees by default) or ``length_step``, or every
   frame. Limit violations are a WARNING report by joint and time, and the file is still
-  written, unless ``refuse_violations`` (then nothing is written: an ERROR). Failures (empty
-  range, nothing to export, unwritable path) are an ERROR report and CANCELLED, with no file
+  written, unless ``refuse_violations`` (then nothing is written: an ERROR). ``joint_group``:
+  only the joints of a planning group of the robot's SRDF (``srdf_file``, default the one
+  shipped with its URDF). A controller's goal (``.goal.json``) carries the path and goal
+  tolerances and the goal time tolerance typed here. Failures (empty range, nothing to
+  export, unwritable path, an unknown group) are an ERROR report and CANCELLED, with no file
   written and an existing one untouched.
 - ``vart.import_trajectory``: a trajectory file of any of those formats keyed onto the joints from
   ``start_frame`` (default: the scene's start), then baked over the frames it spans (``bake``)
@@ -23,6 +26,7 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, St
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from ..formats.trajectory import files as TIO
+from ..formats.trajectory.ros_goal import GoalTolerances, Tolerance
 from ..formats.trajectory.timing import Limits
 from ..shared import bridge_cache
 from . import support
@@ -32,6 +36,14 @@ from .io import report_warnings
 FORMAT_ITEMS = [(f.id, f.label, f.description) for f in TIO.TABLE]
 #: The formats' names in a sentence: "CSV, ROS JointTrajectory or Klampt Path".
 _NAMES = ", ".join(f.name for f in TIO.TABLE[:-1]) + f" or {TIO.TABLE[-1].name}"
+#: What a tolerance's position is in, and what 0 means.
+_TOLERANCE_UNITS = "rad for a revolute joint, m for a prismatic one; 0: the controller's default"
+
+
+def _tolerance(name: str, what: str, unit: str):
+    """A FloatProperty of a goal tolerance (>= 0; 0: the controller's default)."""
+    return FloatProperty(name=name, default=0.0, min=0.0, soft_max=10.0, precision=4,
+                         description=f"FollowJointTrajectory goal: {what} ({unit})")
 
 
 def _store_bake(scene, res) -> None:
@@ -100,6 +112,32 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
     refuse_violations: BoolProperty(name="Refuse Limit Violations", default=False,
                                     description="Write nothing when a joint leaves its limits "
                                     "(else the file is written and the violations reported)")
+    joint_group: StringProperty(name="Joint Group", default="",
+                                description="Export only the joints of this planning group "
+                                "of the robot's SRDF (panda_arm: the arm without its "
+                                "fingers); empty: every real joint")
+    srdf_file: StringProperty(name="SRDF", default="", subtype='FILE_PATH',
+                              description="The SRDF of the joint group (empty: the one "
+                              "shipped with the robot's URDF)")
+    path_position_tolerance: _tolerance("Path Position Tolerance", "how far a joint may be "
+                                        "from the trajectory as it runs",
+                                        _TOLERANCE_UNITS)
+    path_velocity_tolerance: _tolerance("Path Velocity Tolerance", "velocity error allowed "
+                                        "as it runs", "rad/s or m/s; 0: the controller's "
+                                        "default")
+    path_acceleration_tolerance: _tolerance("Path Acceleration Tolerance", "acceleration "
+                                            "error allowed as it runs", "rad/s^2 or m/s^2; "
+                                            "0: the controller's default")
+    goal_position_tolerance: _tolerance("Goal Position Tolerance", "how far a joint may "
+                                        "end from the last point", _TOLERANCE_UNITS)
+    goal_velocity_tolerance: _tolerance("Goal Velocity Tolerance", "velocity allowed at "
+                                        "the end", "rad/s or m/s; 0: the controller's "
+                                        "default")
+    goal_acceleration_tolerance: _tolerance("Goal Acceleration Tolerance", "acceleration "
+                                            "allowed at the end", "rad/s^2 or m/s^2; 0: the "
+                                            "controller's default")
+    goal_time_tolerance: _tolerance("Goal Time Tolerance", "how late the end may be "
+                                    "reached", "s; 0: the controller's default")
 
     @property
     def filename_ext(self):
@@ -124,12 +162,12 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
     def check(self, context):
         """A known extension typed in the file name picks the format; else the format's
         extension is put on the name."""
-        fmt = TIO.BY_EXTENSION.get(os.path.splitext(self.filepath)[1].lower())
-        changed = False
-        if fmt is not None and fmt.id != self.file_format:
-            self.file_format = fmt.id
-            changed = True
-        return ExportHelper.check(self, context) or changed
+        fmt = TIO.find_format(self.filepath)
+        if fmt is None:
+            return ExportHelper.check(self, context)
+        changed = fmt.id != self.file_format
+        self.file_format = fmt.id  # (ExportHelper would split a two-part .goal.json)
+        return changed
 
     def execute(self, context):
         from ..io_trajectory import export_trajectory
@@ -138,11 +176,16 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
             self.report({'ERROR'}, "choose a file to export to")
             return {'CANCELLED'}
         path = self.filepath
-        fmt = TIO.BY_EXTENSION.get(os.path.splitext(path)[1].lower())
+        fmt = TIO.find_format(path)
         if fmt is not None:
             self.file_format = fmt.id
         else:
             path = bpy.path.ensure_ext(path, self.filename_ext)
+        try:
+            tolerances = self._tolerances()
+        except ValueError as e:
+            self.report({'ERROR'}, f"not exported: {e}")
+            return {'CANCELLED'}
         try:
             # refuse what every edit refuses (zero scale, values outside limits, mimic cycles)
             bridge_cache.bridge_for(context.scene).sync()
@@ -159,7 +202,10 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
                                     limits=Limits(self.velocity_limit or None,
                                                   self.linear_velocity_limit or None,
                                                   self.acceleration_limit or None,
-                                                  self.linear_acceleration_limit or None))
+                                                  self.linear_acceleration_limit or None),
+                                    group=self.joint_group.strip() or None,
+                                    srdf=bpy.path.abspath(self.srdf_file) or None,
+                                    tolerances=tolerances)
         except support.ERRORS as e:
             self.report({'ERROR'}, str(e))
             return {'CANCELLED'}
@@ -178,6 +224,16 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
         else:
             report_warnings(self, res.notes, head)
         return {'FINISHED'}
+
+    def _tolerances(self) -> GoalTolerances:
+        """The goal's tolerances as typed (ValueError naming the field for a bad one)."""
+        t = support.typed
+        return GoalTolerances(
+            Tolerance(t(self.path_position_tolerance), t(self.path_velocity_tolerance),
+                      t(self.path_acceleration_tolerance)),
+            Tolerance(t(self.goal_position_tolerance), t(self.goal_velocity_tolerance),
+                      t(self.goal_acceleration_tolerance)),
+            t(self.goal_time_tolerance))
 
 
 # bpy_extras' stubs declare ImportHelper.check -> None (clashes with Operator's).

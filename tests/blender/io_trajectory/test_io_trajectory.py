@@ -25,7 +25,11 @@ from vart_addon.bridge import SceneBridge  # noqa: E402
 from vart_addon.bridge import animation as A  # noqa: E402
 from vart_addon.bridge import schema as S  # noqa: E402
 from vart_addon.formats.trajectory import model as TR  # noqa: E402
-from vart_addon.formats.trajectory.files import load_trajectory, save_trajectory  # noqa: E402
+from vart_addon.formats.trajectory.files import (  # noqa: E402
+    format_of,
+    load_trajectory,
+    save_trajectory,
+)
 from vart_addon.io_urdf.importer import import_urdf  # noqa: E402
 from vart_addon.solver import Settings, Solver  # noqa: E402
 
@@ -95,6 +99,18 @@ def load(path, scene=None):
         names = [c.name for c in TB.columns(scene) if not c.virtual]
         return got.columns([got.joint_names.index(n) for n in names])
     return load_trajectory(path)
+
+
+def exported_columns(scene, ext):
+    """The real joint columns an export to ``ext`` writes: every one, but for a controller's
+    goal (an actuated format) no mimic follower."""
+    fmt = format_of(f"m{ext}")
+    data = S.read_scene(ob for ob in scene.objects if S.is_link(ob))
+    return [c for c in TB.columns(scene) if not c.virtual
+            and not (fmt.actuated and data.joints[c.joint].mimic is not None)]
+
+
+MIMIC_FOLLOWERS = ["left_tip_joint", "right_finger_joint"]  # of left_finger_joint
 
 
 def rigid(ob):
@@ -190,7 +206,7 @@ def test_a_baked_motion_exports_and_parses_back_to_the_fcurve_values(ext, tmp_pa
     assert after[1:] == before[1:]  # the scene is untouched (and the frame kept)
     assert (res.frame_start, res.frame_end, res.violations) == (1, 25, [])
     got = load(path)
-    cols = [c for c in TB.columns(scene) if not c.virtual]
+    cols = exported_columns(scene, ext)
     assert list(got.joint_names) == [c.name for c in cols]
     if ext == ".csv":
         assert got.kinds == tuple(c.kind for c in cols)
@@ -202,9 +218,14 @@ def test_a_baked_motion_exports_and_parses_back_to_the_fcurve_values(ext, tmp_pa
     raw = load_trajectory(path) if ext == ".path" else got
     np.testing.assert_allclose(res.written.positions, raw.positions, atol=1e-12)
     # the mimic fingers and the bake's own values are there: every joint moved as baked
-    k = got.joint_names.index("left_tip_joint")
-    np.testing.assert_allclose(got.positions[:, k], 5.0 * want[:, cols.index(
-        next(c for c in cols if c.name == "left_finger_joint"))] + 0.05, atol=1e-6)
+    # (a controller's goal names their leader only: the controller commands that one)
+    if format_of(path).actuated:
+        assert not set(MIMIC_FOLLOWERS) & set(got.joint_names)
+        assert any("left out: 2 mimic joints" in n for n in res.notes), res.notes
+    else:
+        k = got.joint_names.index("left_tip_joint")
+        np.testing.assert_allclose(got.positions[:, k], 5.0 * want[:, cols.index(
+            next(c for c in cols if c.name == "left_finger_joint"))] + 0.05, atol=1e-6)
     # the scene, stepped frame by frame, gives the same values as the F-curves
     by_scene = TB.sample_trajectory(scene, 1, 25, source="scene")
     by_curves = TB.sample_trajectory(scene, 1, 25, source="fcurves")
@@ -364,8 +385,10 @@ def test_import_keys_the_file_values_and_the_links_follow_after_the_bake(ext, tm
     traj = res.trajectory
     fps = scene.render.fps / scene.render.fps_base
     assert (res.first_frame, res.last_frame) == (11, 35)
-    assert res.missing_in_scene == [] and res.not_in_file == []
-    assert res.follow_solve == ["left_tip_joint", "right_finger_joint"]  # mimic followers
+    # the mimic followers are in the file, but follow the solve; a goal leaves them out
+    goal = format_of(path).actuated
+    assert res.missing_in_scene == [] and res.not_in_file == (MIMIC_FOLLOWERS if goal else [])
+    assert res.follow_solve == ([] if goal else MIMIC_FOLLOWERS)
     assert res.bake is not None and res.bake_error == "" and res.bake.unmet == {}
     assert (res.bake.frame_start, res.bake.frame_end) == (11, 35)
     assert len(res.keyed) == 7 and res.keys == 7 * 25

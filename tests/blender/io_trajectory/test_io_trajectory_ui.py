@@ -66,7 +66,8 @@ def test_the_operators_are_registered_with_their_properties(vart_registered):
             declared.update(getattr(base, "__annotations__", {}))
         assert set(declared) <= set(rna.properties.keys()), cls.bl_idname
     ex = bpy.ops.vart.export_trajectory.get_rna_type().properties
-    assert [i.identifier for i in ex["file_format"].enum_items] == ["CSV", "JSON", "PATH"]
+    assert [i.identifier for i in ex["file_format"].enum_items] == ["CSV", "JSON", "PATH",
+                                                                     "GOAL"]
     assert ex["angle_step"].subtype == 'ANGLE'
     assert ex["angle_step"].default == pytest.approx(math.radians(2.0))
     assert ex["length_step"].default == pytest.approx(0.02)

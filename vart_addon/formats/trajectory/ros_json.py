@@ -38,14 +38,22 @@ from .base_motion import BaseMotion
 from .codecs import _build, _check_increasing, check_exportable, file_error
 from .model import Trajectory
 
-__all__ = ["format_json", "parse_json"]
+__all__ = ["format_json", "parse_json", "joint_trajectory", "read_joint_trajectory",
+           "load_json", "duration", "HEADER"]
 
 _NS = 1_000_000_000
+#: A ``std_msgs/Header`` of time 0 in no frame (a controller then starts at once).
+HEADER = {"stamp": {"sec": 0, "nanosec": 0}, "frame_id": ""}
 _XYZ, _XYZW = ("x", "y", "z"), ("x", "y", "z", "w")
 
 
 def _to_ns(t: float) -> int:
     return round(Fraction(float(t)) * _NS)
+
+
+def duration(t: float) -> dict:
+    """A ``builtin_interfaces/Duration`` of ``t`` s, rounded to the nearest nanosecond."""
+    return dict(zip(("sec", "nanosec"), divmod(_to_ns(t), _NS)))
 
 
 def _stamps(traj: Trajectory) -> list[dict]:
@@ -79,25 +87,32 @@ def _message(fields: list, points: list, indent: str) -> str:
     return "{\n" + ",\n".join(body) + f"\n{indent}}}"
 
 
-def format_json(traj: Trajectory) -> str:
-    """The JSON text of ``traj`` (see the module doc). Raises ValueError if two times are
-    less than 1 ns apart (they would collide when rounded)."""
+def joint_trajectory(traj: Trajectory) -> tuple[list, list]:
+    """The ``trajectory_msgs/JointTrajectory`` of ``traj``'s joints (not its base) as
+    ``(fields, points)``: ``[("header", ...), ("joint_names", ...)]``, then its points, one
+    dict each. ValueError if two times are less than 1 ns apart (they would collide when
+    rounded)."""
     check_exportable(traj)
-    stamps = _stamps(traj)
-    header = {"stamp": {"sec": 0, "nanosec": 0}, "frame_id": ""}
     pts = []
-    for k, stamp in enumerate(stamps):
+    for k, stamp in enumerate(_stamps(traj)):
         pts.append({"positions": _floats(traj.positions[k]),
                     "velocities": _floats(None if traj.velocities is None
                                           else traj.velocities[k]),
                     "accelerations": _floats(None if traj.accelerations is None
                                              else traj.accelerations[k]),
                     "effort": [], "time_from_start": stamp})
+    return [("header", dict(HEADER)), ("joint_names", list(traj.joint_names))], pts
+
+
+def format_json(traj: Trajectory) -> str:
+    """The JSON text of ``traj`` (see the module doc). Raises ValueError if two times are
+    less than 1 ns apart (they would collide when rounded)."""
+    fields, pts = joint_trajectory(traj)
+    stamps = [p["time_from_start"] for p in pts]
     b = traj.base
     if b is None:
-        return _message([("header", header), ("joint_names", list(traj.joint_names))], pts,
-                        "") + "\n"
-    joint = _message([("header", header), ("joint_names", list(traj.joint_names))], pts, "  ")
+        return _message(fields, pts, "") + "\n"
+    joint = _message(fields, pts, "  ")
     base_pts = []
     for k, stamp in enumerate(stamps):
         p = b.poses[k]
@@ -107,7 +122,7 @@ def format_json(traj: Trajectory) -> str:
             "velocities": [] if b.velocities is None else [_twist(b.velocities[k])],
             "accelerations": [] if b.accelerations is None else [_twist(b.accelerations[k])],
             "time_from_start": stamp})
-    multi = _message([("header", dict(header, frame_id=b.frame)), ("joint_names", [b.link])],
+    multi = _message([("header", dict(HEADER, frame_id=b.frame)), ("joint_names", [b.link])],
                      base_pts, "  ")
     return ('{\n  "joint_trajectory": ' + joint + ',\n  "multi_dof_joint_trajectory": '
             + multi + "\n}\n")
@@ -153,7 +168,9 @@ def _numbers(v, n: int, what: str, source: str, where: str, empty_ok: bool) -> l
     return [float(x) for x in v]
 
 
-def _load(text: str, source: str):
+def load_json(text: str, source: str):
+    """The JSON document of ``text`` (a UTF-8 BOM tolerated; NaN and Infinity refused), or
+    :class:`TrajectoryFormatError` naming ``source`` and the line."""
     text = text[1:] if text.startswith("\ufeff") else text
     try:
         return json.loads(text, parse_constant=_reject_constant)
@@ -170,7 +187,7 @@ def parse_json(text: str, source: str = "", kinds: Optional[Sequence[str]] = Non
     """Parse a JointTrajectory JSON, or a RobotTrajectory (``joint_trajectory`` and
     ``multi_dof_joint_trajectory``), ROS 2 ``sec``/``nanosec`` or ROS 1 ``secs``/``nsecs``.
     ``kinds`` gives the joints' kinds (JSON has no units); default all angular."""
-    doc = _load(text, source)
+    doc = load_json(text, source)
     if not isinstance(doc, dict):
         raise file_error(source, "", "expected a JSON object with 'joint_names' and 'points'")
     multi = None
@@ -178,17 +195,25 @@ def parse_json(text: str, source: str = "", kinds: Optional[Sequence[str]] = Non
         multi, doc = doc.get("multi_dof_joint_trajectory"), doc["joint_trajectory"]
         if not isinstance(doc, dict):
             raise file_error(source, "joint_trajectory", "must be an object")
+    return read_joint_trajectory(doc, source, kinds, multi=multi)
+
+
+def read_joint_trajectory(doc: dict, source: str, kinds: Optional[Sequence[str]] = None,
+                          prefix: str = "", multi=None) -> Trajectory:
+    """The Trajectory of a ``trajectory_msgs/JointTrajectory`` object ``doc`` (and its base,
+    of the MultiDOFJointTrajectory ``multi``). Errors name ``source`` and the field, after
+    ``prefix`` (``"trajectory."`` for a goal's)."""
     names = doc.get("joint_names")
     if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
-        raise file_error(source, "joint_names", "must be a non-empty list of strings")
+        raise file_error(source, prefix + "joint_names", "must be a non-empty list of strings")
     pts = doc.get("points")
     if not isinstance(pts, list) or not pts:
-        raise file_error(source, "points", "must be a non-empty list")
+        raise file_error(source, prefix + "points", "must be a non-empty list")
     cols: dict[str, list] = {"positions": [], "velocities": [], "accelerations": []}
     times, prev = [], None
     m = len(names)
     for i, p in enumerate(pts):
-        where = f"points[{i}]"
+        where = f"{prefix}points[{i}]"
         if not isinstance(p, dict):
             raise file_error(source, where, "must be an object")
         for q, rows in cols.items():
@@ -202,7 +227,8 @@ def parse_json(text: str, source: str = "", kinds: Optional[Sequence[str]] = Non
         rows = cols[q]
         if any(rows):
             if not all(rows):
-                raise file_error(source, "points", f"{q} are given for some points only")
+                raise file_error(source, prefix + "points",
+                                 f"{q} are given for some points only")
             extra[q] = rows
     if multi is not None:
         extra["base"] = _parse_base(multi, times, source)

@@ -33,7 +33,7 @@ import numpy as np
 from .base_motion import twists
 from .model import Trajectory
 
-__all__ = ["with_derivatives", "Limits", "RetimeResult", "retime", "RETIME_METHODS",
+__all__ = ["with_derivatives", "stopped_at_end", "Limits", "RetimeResult", "retime", "RETIME_METHODS",
            "TOPPRA_INSTALL"]
 
 RETIME_METHODS = ("uniform", "toppra")
@@ -57,6 +57,21 @@ def with_derivatives(traj: Trajectory) -> Trajectory:
         bv, ba = twists(t, base.poses)
         base = base.replace(velocities=bv, accelerations=ba)
     return traj.replace(velocities=v, accelerations=a, base=base)
+
+
+def stopped_at_end(traj: Trajectory) -> Trajectory:
+    """``traj`` with its last sample at rest: velocities and accelerations 0 there (when it
+    has them), everything else as it is. A joint trajectory controller refuses a goal whose
+    last point moves (ros2_controllers' JTC, unless told otherwise); it then brings the joints
+    to rest within the last stretch."""
+    changes = {}
+    for q in ("velocities", "accelerations"):
+        d = getattr(traj, q)
+        if d is not None and d.shape[0] and d[-1].any():
+            d = d.copy()
+            d[-1] = 0.0
+            changes[q] = d
+    return traj.replace(**changes) if changes else traj
 
 
 @dataclasses.dataclass(frozen=True)

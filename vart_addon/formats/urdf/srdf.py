@@ -1,5 +1,5 @@
 """SRDF, the Semantic Robot Description Format of MoveIt and Pinocchio: what a robot's authors
-say about it beside its URDF. vart reads two parts of it:
+say about it beside its URDF. vart reads three parts of it:
 
 - ``<group_state name group>``: named configurations (a home pose, ``half_sitting``), each
   ``<joint name value>`` a joint's value(s) in the URDF's units (rad, m). A joint the URDF
@@ -7,7 +7,10 @@ say about it beside its URDF. vart reads two parts of it:
   places the root link: seven values ``x y z qx qy qz qw`` (m, a unit quaternion); of type
   ``planar``: ``x y theta``;
 - ``<disable_collisions link1 link2 reason>``: link pairs a collision check leaves out (they
-  touch by design, never meet, or are adjacent), by URDF link name.
+  touch by design, never meet, or are adjacent), by URDF link name;
+- ``<group name>``: planning groups (MoveIt's ``panda_arm``, ``hand``), each of joints, links,
+  chains (``base_link`` to ``tip_link``) and subgroups; :func:`group_joints` gives a group's
+  URDF joints as MoveIt counts them (see there).
 
 :func:`find_srdf` finds the file a URDF's authors ship: ``<stem>.srdf`` beside it, else in a
 ``srdf/`` folder beside it or above it within its package (the nearest folder with a
@@ -28,7 +31,8 @@ import numpy as np
 
 from .mesh_paths import package_root
 
-__all__ = ["SrdfError", "Srdf", "GroupState", "read_srdf", "find_srdf", "base_pose"]
+__all__ = ["SrdfError", "Srdf", "GroupState", "Group", "read_srdf", "find_srdf", "base_pose",
+           "group_joints"]
 
 
 class SrdfError(ValueError):
@@ -45,15 +49,35 @@ class GroupState:
 
 
 @dataclass
+class Group:
+    """A planning group ``<group name>`` as the file lists it, each list in file order:
+    ``joints`` (``<joint name>``), ``links`` (``<link name>``: each one's parent joint),
+    ``chains`` (``<chain base_link tip_link>``: ``(base, tip)``, the joints between them),
+    ``subgroups`` (``<group name>``: their joints) and ``passive`` (``<passive_joint name>``:
+    moved by others, never commanded). A name the file leaves out is ``""``:
+    :func:`group_joints` refuses it (reading never does: an import reads every SRDF)."""
+
+    name: str
+    joints: list = field(default_factory=list)
+    links: list = field(default_factory=list)
+    chains: list = field(default_factory=list)
+    subgroups: list = field(default_factory=list)
+    passive: list = field(default_factory=list)
+
+
+@dataclass
 class Srdf:
     """What :func:`read_srdf` reads: the robot's ``name``, its ``states`` in file order, the
-    ``disabled`` pairs ``(link1, link2, reason)`` and the ``virtual_joints`` (name -> type)."""
+    ``disabled`` pairs ``(link1, link2, reason)``, the ``virtual_joints`` (name -> type) and
+    the planning ``groups`` (name -> :class:`Group`, file order; a name given twice keeps its
+    first group, as MoveIt does)."""
 
     path: str
     name: str
     states: list = field(default_factory=list)
     disabled: list = field(default_factory=list)
     virtual_joints: dict = field(default_factory=dict)
+    groups: dict = field(default_factory=dict)
 
     def state(self, name: Optional[str] = None) -> GroupState:
         """The group state ``name`` (default: the first). SrdfError if there is none."""
@@ -108,7 +132,78 @@ def read_srdf(path) -> Srdf:
             out.disabled.append((a, b, el.get("reason", "")))
         elif el.tag == "virtual_joint" and el.get("name"):
             out.virtual_joints[el.get("name", "")] = el.get("type", "")
+        elif el.tag == "group" and el.get("name", "") not in out.groups:
+            out.groups[el.get("name", "")] = _group(el)
     return out
+
+
+def _group(el) -> Group:
+    g = Group(el.get("name", ""))
+    for m in el:
+        if m.tag == "chain":
+            g.chains.append((m.get("base_link", ""), m.get("tip_link", "")))
+        else:
+            members = {"joint": g.joints, "link": g.links, "group": g.subgroups,
+                       "passive_joint": g.passive}.get(str(m.tag))
+            if members is not None:
+                members.append(m.get("name", ""))
+    return g
+
+
+def group_joints(srdf: Srdf, robot, name: str) -> list:
+    """The URDF joint names of planning group ``name`` for ``robot`` (a URDF ``Robot``), in
+    the robot's tree order (depth first from its root, as MoveIt orders a group's joints):
+    its ``<joint>`` s, its ``<link>`` s' parent joints, each ``<chain>`` 's joints (those
+    between ``base_link`` and ``tip_link``: below the base down to the tip, or through their
+    common ancestor when the tip is not below the base; as MoveIt's ``RobotModel`` builds a
+    chain) and its subgroups', less its ``<passive_joint>`` s. Every joint type is there
+    (fixed ones too): the caller keeps those it drives; the SRDF's virtual joints (no URDF
+    joint) are passed over. SrdfError naming the file, group and element for an unknown
+    group, joint or link, a name left out, or a group that contains itself."""
+    file = os.path.basename(srdf.path)
+    by_link = {j.child: j.name for j in robot.joints}
+    links = {link.name for link in robot.links}
+    joints = {j.name for j in robot.joints}
+
+    def up(link: str, where: str) -> list:
+        if link not in links:
+            raise SrdfError(f"{where}: the robot has no link {link!r}")
+        out = []
+        while link in by_link:
+            out.append(by_link[link])
+            link = robot.joint_by_name(by_link[link]).parent
+        return out
+
+    def collect(gname: str, stack: tuple) -> set:
+        where = f"{file}: <group name={gname!r}>"
+        if gname in stack:
+            raise SrdfError(f"{where}: contains itself (through "
+                            f"{' > '.join(stack + (gname,))})")
+        g = srdf.groups.get(gname)
+        if g is None:
+            raise SrdfError(f"{file}: no <group name={gname!r}> (it has "
+                            f"{', '.join(map(repr, srdf.groups)) or 'no groups'})"
+                            + (f", named in <group name={stack[-1]!r}>" if stack else ""))
+        for what, names in (("joint", g.joints + g.passive), ("link", g.links),
+                            ("group", g.subgroups)):
+            if "" in names:
+                raise SrdfError(f"{where}: a <{what}> without a name")
+        out = {j for j in g.joints if j not in srdf.virtual_joints or j in joints}
+        unknown = sorted(out - joints)
+        if unknown:
+            raise SrdfError(f"{where}: the robot has no joint {unknown[0]!r}")
+        out.update(j for link in g.links for j in up(link, f"{where} <link>")[:1])
+        for base, tip in g.chains:
+            if not base or not tip:
+                raise SrdfError(f"{where}: a <chain> without base_link or tip_link")
+            at = f"{where} <chain base_link={base!r} tip_link={tip!r}>"
+            out.update(set(up(base, at)) ^ set(up(tip, at)))
+        for sub in g.subgroups:
+            out |= collect(sub, stack + (gname,))
+        return out - set(g.passive)
+
+    chosen = collect(name, ())
+    return [j.name for j in robot.traverse() if j.name in chosen]
 
 
 def base_pose(srdf: Srdf, name: str, values: tuple) -> Optional[np.ndarray]:
