@@ -24,7 +24,7 @@ _SUBMODULES: tuple[str, ...] = (
     "operators.links", "operators.joints", "operators.goals", "operators.solve",
     "operators.animate",
     "operators.io", "operators.trajectory", "operators.checks", "operators.studies",
-    "operators.sublinkages", "operators.robot_setup", "operators.tools",
+    "operators.sublinkages", "operators.robot_setup", "operators.tools", "operators.arms",
     "menus", "io_urdf.menus", "io_trajectory.menus", "studies.menus",
     "panels", "overlay.drawing",
     "operators.examples",

@@ -36,8 +36,8 @@ def test_every_goal_field_of_a_joint_belongs_to_exactly_one_kind():
     assert set(Joint.__dataclass_fields__) - structure == set(owned)
     assert [k.level for k in GK.KINDS] == sorted(k.level for k in GK.KINDS)
     assert set(GK.KIND) == {"invariant", "mimic", "limit", "lock", "spring", "gravity",
-                            "balance", "torque_limit", "target", "look_at", "com_target", "com_over",
-                            "posture"}
+                            "balance", "torque_limit", "keep_configuration", "target", "look_at",
+                            "com_target", "com_over", "posture"}
 
 
 def _two_arms():

@@ -8,7 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vart_addon.solver import Solver, se3
+from pinocchio_check import ROBOTS
+from vart_addon.formats.urdf.to_linkage import linkage_from_urdf
+from vart_addon.solver import Linkage, Solver, se3
 from vart_addon.solver.goals import POTENTIAL
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
@@ -194,3 +196,53 @@ def test_static_torque_jacobians_of_random_mechanisms_match_finite_differences(v
     for name in limited:
         lk.set_goal("torque_limit", name, {"effort": 0.0})
     assert_jacobians_match_finite_differences(lk)
+
+
+def random_arm(vh, rng, n: int = 6):
+    """A serial chain from the ground, link ``L0`` to ``L<n-1>``, of revolute joints (about
+    one in three prismatic or fixed, but not the first two) at random frames and values."""
+    lk = Linkage()
+    for i in range(n):
+        lk.add_link(f"L{i}", pose=vh.random_pose(rng, 1.0))
+        jt = "revolute" if i < 2 or rng.random() < 0.7 else str(rng.choice(["prismatic",
+                                                                           "fixed"]))
+        lk.add_joint(f"J{i}", jt, None if i == 0 else f"L{i - 1}", f"L{i}",
+                     T_parent_mob=vh.random_pose(rng, 0.5), T_child_frame=vh.random_pose(rng, 0.5))
+        if jt != "fixed":
+            lk.set_q(f"J{i}", [float(rng.uniform(-1, 1))])
+    return lk
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_keep_configuration_jacobians_of_random_arms_match_finite_differences(vh, seed):
+    """Keep Configuration (keep_configuration.py) on random 7-link arms (their shoulder
+    quantity: axes and a wrist centre on moving links), a margin wider than any quantity
+    (every held quantity has its row), on random sides; every other seed the arm is grounded
+    at its tool (make_ground_link: its tree edges run backward and the free root joint's DoF
+    move the whole arm)."""
+    rng = np.random.default_rng(seed)
+    lk = random_arm(vh, rng, 7)
+    tool = "L6"
+    if seed % 2:
+        lk.make_ground_link("L6")
+        tool = "L0"
+    side = rng.choice([-1.0, 1.0], size=8)
+    lk.set_goal("keep_configuration", tool, {"branch": side, "margin": 10.0})
+    assert_jacobians_match_finite_differences(lk)
+
+
+def test_keep_configuration_jacobians_of_ur5_match_finite_differences(vh):
+    """On UR5 (example-robot-data) its three quantities (shoulder, elbow and wrist sines) at
+    random configurations, each side."""
+    path = ROBOTS / "ur_description" / "urdf" / "ur5_robot.urdf"
+    if not path.is_file():
+        pytest.skip("example-robot-data")
+    rng = np.random.default_rng(7)
+    for side in ([1, 1, 1], [-1, 1, -1], [1, -1, -1]):
+        lk = linkage_from_urdf(path)[0]
+        for name in ("shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint",
+                     "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"):
+            lk.set_q(name, [float(rng.uniform(-3, 3))])
+        lk.set_goal("keep_configuration", "tool0", {"branch": side + [0] * 5, "margin": 10.0})
+        assert_jacobians_match_finite_differences(lk)

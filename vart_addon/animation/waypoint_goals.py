@@ -7,10 +7,11 @@ At a frame, each tool with waypoints (:mod:`vart_addon.bridge.tools`,
 - holding a waypoint (on its frame, before the first or after the last) or in a **Linear**
   segment: a target on the tool link's root joint at the waypoint's pose, or at the pose on
   the straight path (origin on the line, rotation by slerp) at the segment's fraction;
-- in a **Joint** segment: targets on the arm's joints (the tree joints with DoF from the
-  tool down to its robot's root). The solution at the segment's end waypoint is solved first
-  from the previous frame's pose (the tool's target at that waypoint, the arm's joints free),
-  then the arm's joints go the part of the remaining way that the frame's fraction says:
+- in a **Joint** segment: targets on the arm's joints (its 1-DoF tree joints from its
+  robot's root: :func:`vart_addon.solver.arm_branches.arm_joints`). The solution at the
+  segment's end waypoint is solved first from the previous frame's pose (the tool's target
+  at that waypoint, the arm's joints free), then the arm's joints go the part of the
+  remaining way that the frame's fraction says:
   ``q = q_prev + (q_end - q_prev) (s - s_prev) / (1 - s_prev)``. While ``q_end`` is the same
   solution (the arm stays on its branch), that is exactly the straight line in joint space
   from the start waypoint's values to the end's, with the segment's easing; and a frame's
@@ -28,24 +29,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..bridge import build as B
+from ..solver import arm_branches as AB
+from ..solver.errors import VartError
 from ..solver.goal_kinds import KIND
 from ..solver.waypoints import JOINT, LINEAR, Waypoints
 
 TARGET = KIND["target"]
-
-
-def arm_joints(lk, link: str) -> list[str]:
-    """The tree joints with DoF from ``link`` down to its robot's root (root joints, which
-    move the whole robot, left out), root first."""
-    out = []
-    while link is not None:
-        e = lk.tree_edge[link]
-        if e.is_root:
-            break
-        if e.dof:
-            out.append(e.name)
-        link = lk.tree_parent(link)
-    return out[::-1]
 
 
 class WaypointGoals:
@@ -55,8 +44,19 @@ class WaypointGoals:
 
     def __init__(self, lk, data, tools: dict):
         self.lk, self.data, self.tools = lk, data, tools
-        self.arms = {t: arm_joints(lk, t) for t in tools}
+        self.arms = {t: self._arm(t, wp) for t, wp in tools.items()}
         self._driven: set = set()   # arm joints whose targets this set or cleared
+
+    def _arm(self, tool: str, wp: Waypoints) -> list[str]:
+        """The names of the tool's arm joints (:func:`.arm_branches.arm_joints`); a tool
+        without an arm may only have Linear moves."""
+        try:
+            return [j.name for j in AB.arm_joints(self.lk, tool)]
+        except VartError:
+            if JOINT in wp.moves[1:]:
+                raise VartError(f"tool {tool!r} has Joint moves but no arm (no 1-DoF joint "
+                                "between it and the ground): make them Linear") from None
+            return []
 
     def apply(self, frame: int, solve) -> dict:
         """Set the frame's goals of every tool. ``solve()`` runs the frame's solver (for the
@@ -142,4 +142,4 @@ class WaypointGoals:
         self._driven.clear()
 
 
-__all__ = ["WaypointGoals", "Waypoints", "arm_joints"]
+__all__ = ["WaypointGoals", "Waypoints"]

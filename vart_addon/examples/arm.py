@@ -8,7 +8,8 @@ at the 3D cursor and, with vart's operators as a user would:
 - operates its six joints to :data:`HOME` (elbow up, the tool pointing down);
 - adds a tool frame ``gripper_tcp`` :data:`TCP_OFFSET` beyond the flange's ``tool0``
   (*Add Tool Frame* at the 3D cursor; ``tool0``, which the import marked as a tool, is
-  unmarked: the gripper's tip is the tool);
+  unmarked: the gripper's tip is the tool) and sets *Keep Configuration* on it: the arm
+  stays on its home branch (shoulder, elbow up, wrist) whatever the moves ask;
 - keys the tool's waypoints (:data:`PROGRAM`): from home a *Joint* move above the pick
   point, a *Linear* approach straight down, a pause, a *Linear* retreat straight up, a
   *Joint* transfer above the place point (turning the tool a quarter turn), the same
@@ -103,6 +104,8 @@ def example_ur5_pick_place(context) -> Built:
         steps.op("add_tool", name="gripper_tcp")
         tcp = context.view_layer.objects.active
         links["gripper_tcp"] = tcp
+        steps.select(tcp)
+        steps.op("set_keep_configuration")  # elbow up, shoulder and wrist as at home
         poses = waypoint_poses(pose(tcp), base)
         for frame, where, turn, move in PROGRAM:
             TL.key_waypoint(tcp, frame, poses[(where, turn)], move, ease=True)

@@ -19,7 +19,7 @@ import importlib
 
 #: The operator modules, one family each, in registration order.
 MODULES = ("links", "joints", "goals", "solve", "animate", "io", "trajectory", "checks",
-           "studies", "sublinkages", "robot_setup", "tools", "examples")
+           "studies", "sublinkages", "robot_setup", "tools", "arms", "examples")
 
 
 def operator_classes() -> list:

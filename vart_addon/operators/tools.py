@@ -1,5 +1,5 @@
 """Operators on an arm's tool and its waypoints: Add Tool Frame, Mark as Tool, Key Waypoint,
-Set Waypoint Move, Remove Waypoint.
+Set Waypoint Move, Remove Waypoint, Check Arm Motion.
 
 A tool is a link marked as one (:mod:`vart_addon.bridge.tools`: URDF imports mark ``tool0``,
 ``flange`` and ``*_tcp`` frames); its waypoints are its world poses keyed on frames with the
@@ -7,7 +7,7 @@ move into each (Linear or Joint, eased or not), which the bake and live mode fol
 (:mod:`vart_addon.animation.waypoint_goals`).
 """
 import bpy
-from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 
 from ..bridge import edits
 from ..bridge import poses as P
@@ -165,8 +165,40 @@ class VART_OT_remove_waypoint(bpy.types.Operator):
         return {'FINISHED'}
 
 
+class VART_OT_check_arm_motion(bpy.types.Operator):
+    bl_idname = "vart.check_arm_motion"
+    vart_menu = (support.MenuItem("animate", order=6),)
+    bl_label = "Check Arm Motion"
+    bl_description = ("Check the active tool's arm over the scene's frame range: joints that "
+                      "jump more than a step between frames, changes of configuration "
+                      "(shoulder, elbow, wrist) and frames near a singularity")
+    bl_options = {'REGISTER'}
+
+    step: FloatProperty(name="Step", description="Largest joint motion between two frames "
+                        "(rad, or m for a prismatic joint)", default=0.2, min=1e-6,
+                        subtype='ANGLE')
+    min_manipulability: FloatProperty(
+        name="Least Manipulability", default=0.005, min=0.0, precision=4,
+        description="Below this manipulability (Yoshikawa's) the arm is near a singularity")
+
+    @classmethod
+    def poll(cls, context):
+        return _poll_tool(cls, context)
+
+    def execute(self, context):
+        from ..checks.arm_motion import check_arm_motion
+        scene, ob = context.scene, context.active_object
+
+        def go():
+            rep = check_arm_motion(scene, ob.name, scene.frame_start, scene.frame_end,
+                                   step=self.step, min_manipulability=self.min_manipulability)
+            self.report({'INFO'} if rep.ok else {'WARNING'}, rep.summary())
+            return {'FINISHED'}
+        return support.run(self, go)
+
+
 classes = (VART_OT_add_tool, VART_OT_mark_tool, VART_OT_key_waypoint,
-           VART_OT_set_waypoint_move, VART_OT_remove_waypoint)
+           VART_OT_set_waypoint_move, VART_OT_remove_waypoint, VART_OT_check_arm_motion)
 
 
 # The stubs declare register_classes_factory -> None; it returns (register, unregister).

@@ -11,6 +11,7 @@ Modules, registered in this order (and unregistered in reverse):
 - :mod:`.sublinkages`: the Sublinkages panel (the scene's sublinkage collections, their
   dispositions) and ``Collection.vart_disposition``;
 - :mod:`.tools`: the Tool and Waypoints panel (the active link as a tool, its waypoints);
+- :mod:`.arms`: the Arm Configurations panel (Find Solutions, the list, Preview and Apply);
 - :mod:`.animation`: the Animation panel (drag, Key Pose, Bake, trajectory export and import,
   the last bake's outcome);
 - :mod:`.checks`: the Will It Run? panel (clearance check, the last check's contacts);
@@ -23,8 +24,8 @@ they stay hidden (poll) while it is missing.
 
 import importlib
 
-_MODULES = ("rows", "live", "joints", "scene", "sublinkages", "tools", "animation", "checks",
-            "studies", "examples")
+_MODULES = ("rows", "live", "joints", "scene", "sublinkages", "tools", "arms", "animation",
+            "checks", "studies", "examples")
 _registered: list = []
 
 

@@ -1,5 +1,5 @@
 """The Tool panel of the sidebar: the active link as an arm's tool, and its waypoints (frame,
-move, easing) with Key Waypoint, a move chosen per waypoint, and Remove."""
+move, easing) with Key Waypoint, a move chosen per waypoint, and Remove; Check Arm Motion."""
 
 import bpy
 
@@ -38,6 +38,7 @@ class VART_PT_tool(C.Panel, bpy.types.Panel):
         except BridgeError as e:
             layout.label(text=str(e), icon='ERROR')
             return
+        C.op(layout, "vart.check_arm_motion", icon='VIEWZOOM')
         if wp is None:
             layout.label(text="No waypoints: pose the tool, then key one")
             return

@@ -23,6 +23,7 @@ import numpy as np
 from . import balance as B
 from . import goal_store as GS
 from . import goals as G
+from . import keep_configuration as KC
 from . import static_torque as ST
 from .errors import VartError
 from .goal_values import Value
@@ -182,6 +183,11 @@ def _level(default: Level) -> Value:
                  choices=CHOOSABLE)
 
 
+def _keep_put(lk, link, values: dict) -> None:
+    """Set Keep Configuration, on the arm's branch now unless ``values`` give one."""
+    GS.put(KIND[KC.KIND], lk, link, KC.with_branch(lk, link, values))
+
+
 _Q = Value("q", "config", "Value")
 _COM_POINT = Value("point", "vector", "Point", "m", frame="world", source="cursor")
 _MASK = Value("mask", "mask", "DoF")
@@ -211,6 +217,14 @@ KINDS: tuple[GoalKind, ...] = (
                            source="ask", default=(10.0,)), _level(Level.LIMIT)),
              help="Keep the joint's static torque (holding what is beyond it against "
                   "gravity) within an effort limit, as a joint limit (the limit level)"),
+    GoalKind(KC.KIND, Level.LIMIT, "link", lambda lk, link: KC.KIND in link.goals, KC.build,
+             by_type=False, label="Keep Configuration",
+             values=(Value("branch", "vector", "Branch", size=KC.MAX_SIGNS),
+                     Value("margin", "scalar", "Margin", nonneg=True, source="ask",
+                           default=(0.05,)), _level(Level.LIMIT)),
+             help="Keep the link's arm on its current IK branch (shoulder, elbow and wrist "
+                  "sides): an inequality, at the limit level, so it never flips",
+             put=_keep_put, current=KC.current),
     GoalKind("lock", Level.LOCK, "joint", lambda lk, j: j.lock_q is not None,
              _config("lock", Level.LOCK, "lock_q"), q_fields=("lock_q",),
              values=(_Q,), label="Lock", toggle=True,

@@ -208,3 +208,27 @@ def test_bad_stored_waypoints_refuse_the_bake_naming_the_property(vart_registere
     fc.keyframe_points[1].co.y = 7.0
     with pytest.raises(RuntimeError, match="move 7.0 is not one of"):
         bpy.ops.vart.bake()
+
+
+def test_a_tools_keyed_location_and_rotation_are_a_pose_target(vart_registered):
+    """Without waypoints, a tool's keyed transform is its pose target at every frame (as any
+    link's): Blender's own interpolation between the keys."""
+    scene, tool = ur5_ready()
+    for jn in ARM:  # Operate Joint left targets on them: without waypoints they would stay
+        scene.vart.active_joint = jn
+        assert bpy.ops.vart.clear_target() == {'FINISHED'}
+    T0 = world(tool)
+    T1 = moved(T0, (0.0, 0.1, -0.05), np.radians(20))
+    tool.rotation_mode = 'QUATERNION'
+    for f, T in ((1, T0), (11, T1)):
+        tool.matrix_world = Matrix(T.tolist())
+        tool.keyframe_insert("location", frame=f)
+        tool.keyframe_insert("rotation_quaternion", frame=f)
+    scene.frame_start, scene.frame_end = 1, 11
+    assert bpy.ops.vart.bake() == {'FINISHED'}
+    assert "unmet" not in scene.vart.status_summary.lower(), scene.vart.status_summary
+    scene.frame_set(11)
+    assert np.abs(world(tool) - T1).max() < 1e-5
+    q = joint_q(scene, "shoulder_pan_joint")
+    scene.frame_set(1)
+    assert abs(joint_q(scene, "shoulder_pan_joint") - q) > 1e-3  # the arm moved it there

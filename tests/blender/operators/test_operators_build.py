@@ -147,6 +147,9 @@ assert {"set_target", "clear_target", "set_posture", "clear_posture", "set_stiff
 ANIMATION_IDS = ["drag", "operate_joint_modal", "key_joint", "key_pose", "bake"]
 #: The sublinkage operators (vart_addon.operators.sublinkages), in the Vart menu too.
 SUBLINKAGE_IDS = ["make_sublinkage", "set_disposition", "dissolve_sublinkage"]
+#: The arm operators in the Vart menu: Find Solutions (vart_addon.operators.arms); Add Tool
+#: Frame, Mark as Tool, Key Waypoint and Check Arm Motion (vart_addon.operators.tools).
+ARM_IDS = ["find_solutions", "add_tool", "mark_tool", "key_waypoint", "check_arm_motion"]
 
 
 def test_every_operator_is_registered_with_its_properties(vart_registered):
@@ -225,7 +228,7 @@ def test_the_vart_menu_is_in_the_object_menu_and_reaches_every_operator(vart_reg
                 assert hasattr(bpy.ops.vart, idname[5:])
                 bpy.ops.vart.__getattr__(idname[5:]).get_rna_type()  # exists in RNA
                 reached.add(idname[5:])
-    assert reached == set(OPERATOR_IDS + ANIMATION_IDS + SUBLINKAGE_IDS) \
+    assert reached == set(OPERATOR_IDS + ANIMATION_IDS + SUBLINKAGE_IDS + ARM_IDS) \
         == menus.menu_operators()
     real = draw("VART_MT_add_joint")
     assert [p.joint_type for _, _, p in real][:2] == ["revolute", "prismatic"]

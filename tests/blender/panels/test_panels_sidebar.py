@@ -544,3 +544,37 @@ def test_tool_panel_lists_the_waypoints_with_their_moves():
     from vart_addon.bridge import animation as A
     A.fcurve_map(b)[('["vart_move"]', 0)].keyframe_points[1].co.y = 5.0
     assert any("move 5.0 is not one of" in t for t in labels(draw(PT.VART_PT_tool)))
+
+
+def test_arm_panel_lists_the_solutions_found_with_preview_and_apply():
+    """The Arm Configurations panel (panels/arms.py): Find Solutions for the active link,
+    the list kept for it (a row: branch, distance, manipulability) with Preview and Apply;
+    the Active Link panel's Keep Configuration row comes from its goal kind's declaration."""
+    from vart_addon.operators import arms
+    from vart_addon.panels import arms as PA
+    from vart_addon.solver.arm_solutions import Solution
+
+    def buttons(log):
+        return {x.get("operator") for n, x in log if n == "operator"}
+    a, b, c = robot()
+    bpy.context.view_layer.objects.active = c
+    assert buttons(draw(PA.VART_PT_arm)) == {"vart.find_solutions"}
+    arms.store(bpy.context.scene.vart_arm, "C", [
+        Solution(("hip", "knee"), np.array([0.1, 0.2]), (1,), "elbow up", 0.25, 0.0),
+        Solution(("hip", "knee"), np.array([0.3, -0.2]), (-1,), "elbow down", 0.125, 1.5)])
+    log = draw(PA.VART_PT_arm)
+    assert "Found 2 (there may be more): distance, manipulability" in labels(log)
+    assert [x["listtype_name"] for n, x in log if n == "template_list"] == \
+        ["VART_UL_arm_solutions"]
+    assert {"vart.preview_solution", "vart.apply_solution"} <= buttons(log)
+    rows = bpy.context.scene.vart_arm.solutions
+    assert [(r.name, r.branch, r.current) for r in rows] == [("elbow up", "+1", True),
+                                                              ("elbow down", "-1", False)]
+    row = []
+    PA.VART_UL_arm_solutions.draw_item(None, bpy.context, Rec(row), None, rows[1], 0, None, "")
+    assert labels(row) == ["elbow down", "1.50", "0.125"]
+    bpy.context.view_layer.objects.active = b  # the list is C's
+    assert buttons(draw(PA.VART_PT_arm)) == {"vart.find_solutions"}
+    log = draw(PS.VART_PT_active_link)
+    assert "Keep Configuration: none" in labels(log)
+    assert {"vart.set_keep_configuration", "vart.clear_keep_configuration"} <= buttons(log)
