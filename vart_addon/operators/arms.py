@@ -138,41 +138,34 @@ class VART_OT_find_solutions(bpy.types.Operator):
         return {'FINISHED'}
 
 
-class VART_OT_apply_solution(bpy.types.Operator):
+class _SolutionRow:
+    """What Apply and Preview share: the row they take (``index``) and their poll."""
+
+    index: IntProperty(name="Solution", default=-1, min=-1,
+                       description="The row of the list (-1: the active row)")
+
+    @classmethod
+    def poll(cls, context):
+        return _poll_solutions(cls, context)
+
+    def execute(self, context):  # Preview without a window to wait in applies, as confirming
+        return _apply(self, context, self.index)
+
+
+class VART_OT_apply_solution(_SolutionRow, bpy.types.Operator):
     bl_idname = "vart.apply_solution"
     bl_label = "Apply Solution"
     bl_description = ("Put the arm in the chosen solution: its joint values written (a Keep "
                       "Configuration goal on the tool then holds its branch)")
     bl_options = {'REGISTER', 'UNDO'}
 
-    index: IntProperty(name="Solution", default=-1, min=-1,
-                       description="The row of the list (-1: the active row)")
 
-    @classmethod
-    def poll(cls, context):
-        return _poll_solutions(cls, context)
-
-    def execute(self, context):
-        return _apply(self, context, self.index)
-
-
-class VART_OT_preview_solution(bpy.types.Operator):
+class VART_OT_preview_solution(_SolutionRow, bpy.types.Operator):
     bl_idname = "vart.preview_solution"
     bl_label = "Preview Solution"
     bl_description = ("Pose the arm in the chosen solution and wait: left click or Enter "
                       "applies it, Esc or right click puts everything back")
     bl_options = {'REGISTER', 'UNDO'}
-
-    index: IntProperty(name="Solution", default=-1, min=-1,
-                       description="The row of the list (-1: the active row)")
-
-    @classmethod
-    def poll(cls, context):
-        return _poll_solutions(cls, context)
-
-    def execute(self, context):  # no window to wait in: apply, as confirming does
-        return _apply(self, context, self.index)
-
     def invoke(self, context, event):
         if getattr(context, "area", None) is None:
             return self.execute(context)
