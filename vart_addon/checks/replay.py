@@ -147,11 +147,16 @@ def _mujoco_values(j, v):
 
 
 def replay_scene_steps(scene=None, frame_start=None, frame_end=None, *,
-                       bridge: SceneBridge | None = None, **build_kw):
+                       bridge: SceneBridge | None = None, time_scale: float = 1.0,
+                       **build_kw):
     """Replay frames ``frame_start``..``frame_end`` (default the scene's range) of the baked
     scene in MuJoCo: a generator yielding ``(done, total)`` frames and returning
-    ``(ReplayResult, warnings)``. ``build_kw`` go to :func:`posed_spec`. Raises
-    :class:`PhysicsError` (MuJoCo missing, nothing to replay) or a BridgeError."""
+    ``(ReplayResult, warnings)``. ``time_scale``: the frames' times multiplied by it (a
+    uniformly re-timed export's duration after over before: the motion the robot is sent).
+    ``build_kw`` go to :func:`posed_spec`. Raises :class:`PhysicsError` (MuJoCo missing,
+    nothing to replay, a time scale that is not a positive number) or a BridgeError."""
+    if not (isinstance(time_scale, (int, float)) and 0.0 < time_scale < float("inf")):
+        raise PhysicsError(f"time_scale must be a positive number, got {time_scale!r}")
     scene = scene or bpy.context.scene
     start = int(scene.frame_start if frame_start is None else frame_start)
     end = int(scene.frame_end if frame_end is None else frame_end)
@@ -172,6 +177,6 @@ def replay_scene_steps(scene=None, frame_start=None, frame_end=None, *,
     built = posed_spec(robot, first, meshes=meshes, base=base, closures=closures, **build_kw)
     warnings += built.warnings
     fps = scene.render.fps / scene.render.fps_base
-    times = (np.array(frames, float) - start) / fps
+    times = (np.array(frames, float) - start) / fps * float(time_scale)
     res = yield from replay_steps(built, times, targets, bodies=bodies)
     return res, warnings

@@ -147,6 +147,13 @@ def test_the_stewart_platform_follows_its_bake(vart_registered):
     assert not any("made fixed" in w for w in warnings)
 
 
+@pytest.mark.parametrize("scale", [0.0, -1.0, float("nan"), float("inf"), "2"])
+def test_a_time_scale_that_is_not_a_positive_number_is_refused(vart_registered, scale):
+    from vart_addon.physics.model import PhysicsError
+    with pytest.raises(PhysicsError, match="time_scale must be a positive number"):
+        next(replay_scene_steps(bpy.context.scene, time_scale=scale))
+
+
 def test_a_joint_value_stored_as_a_number_replays(vart_registered):
     """Issue 35: ``q`` as a plain number, which the schema accepts for a 1-DoF joint, is read
     through the schema: the replay runs and its curves are keyed."""

@@ -134,8 +134,8 @@ def test_the_motion_goes_to_a_controller_retimed_to_the_limits(ur5_baked, tmp_pa
     from vart_addon import io_trajectory as TB
     from vart_addon.formats.trajectory.timing import Limits
     path = tmp_path / "pick.goal.json"
-    TB.export_trajectory(ur5_baked, str(path), retime="uniform",
-                         limits=Limits(acceleration=2.0))
+    out = TB.export_trajectory(ur5_baked, str(path), retime="uniform",
+                               limits=Limits(acceleration=2.0))
     goal = json.loads(path.read_text())
     store = RM.typestore(control_msgs=True)
     RM.cdr_round_trip(store, RM.build(store, goal, RM.FJT_GOAL), RM.FJT_GOAL)
@@ -149,3 +149,12 @@ def test_the_motion_goes_to_a_controller_retimed_to_the_limits(ur5_baked, tmp_pa
     assert np.abs(v).max() <= 3.15 + 1e-6  # UR5's URDF: 3.15 rad/s each
     assert np.abs(a).max() <= 2.0 + 1e-6
     assert not np.any(v[-1]) and not np.any(a[-1])
+    # ... and that motion, at its new pace, replays within the maker's effort limits
+    pytest.importorskip("mujoco")
+    from vart_addon.checks.replay import replay_scene_steps
+    scale = out.timing.duration_after / out.timing.duration_before
+    assert 0.2 < scale < 5.0
+    res, _ = run_steps(replay_scene_steps(ur5_baked, time_scale=scale))
+    assert res.frames_done == X.FRAMES and res.saturated() == {}
+    assert res.times[-1] == pytest.approx(out.timing.duration_after, rel=1e-6)
+    assert (np.abs(res.force) <= res.limit + 1e-6).all()
