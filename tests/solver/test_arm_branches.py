@@ -297,6 +297,8 @@ def test_set_takes_the_arms_branch_now_and_checks_its_link(vh):
         lk.set_goal("keep_configuration", "base_link", {})
     with pytest.raises(VartError, match="link .tool0.: keep_configuration: branch: expected 8 values, got 2"):
         lk.set_goal("keep_configuration", tool, {"branch": [1, 1]})
+    with pytest.raises(VartError, match=r"branch: each entry -1, 0 or \+1, got \[0.5, "):
+        lk.set_goal("keep_configuration", tool, {"branch": [0.5, 1] + [0] * 6})
     assert (vh.snapshot(lk), str(lk.goal("keep_configuration", tool))) == before
 
 

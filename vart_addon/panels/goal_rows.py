@@ -12,7 +12,8 @@ from . import common as C
 
 def _text(g, rec, angular, scene) -> str:
     """The values of goal ``g`` on record ``rec``: configurations in the joint's units (a
-    masked-out DoF as "-"), scalars and vectors with their unit, a pose's position."""
+    masked-out DoF as "-"), scalars and vectors with their unit (signs as ``+ - +``), a
+    pose's position."""
     if not g.is_on(rec):
         return "none"
     vals = g.values_of(rec)
@@ -25,6 +26,9 @@ def _text(g, rec, angular, scene) -> str:
             text = ", ".join(C.fmt(q, a, scene) if m else "-" for q, a, m in zip(x, angular, ms))
         elif v.kind == "scalar":
             text = f"{x:g} {v.unit_for(bool(angular and angular[0]))}".rstrip()
+        elif v.kind == "vector" and v.signs:  # as + and -, the free ones (0) at the end left out
+            n = max((k + 1 for k, f in enumerate(x) if f), default=0)
+            text = " ".join("+" if f > 0 else "-" if f < 0 else "0" for f in x[:n]) or "free"
         elif v.kind == "vector":
             text = "(" + ", ".join(f"{f:.3g}" for f in x) + ")" + (f" {v.unit}" if v.unit else "")
         elif v.kind == "pose":

@@ -219,7 +219,7 @@ KINDS: tuple[GoalKind, ...] = (
                   "gravity) within an effort limit, as a joint limit (the limit level)"),
     GoalKind(KC.KIND, Level.LIMIT, "link", lambda lk, link: KC.KIND in link.goals, KC.build,
              by_type=False, label="Keep Configuration",
-             values=(Value("branch", "vector", "Branch", size=KC.MAX_SIGNS),
+             values=(Value("branch", "vector", "Branch", size=KC.MAX_SIGNS, signs=True),
                      Value("margin", "scalar", "Margin", nonneg=True, source="ask",
                            default=(0.05,)), _level(Level.LIMIT)),
              help="Keep the link's arm on its current IK branch (shoulder, elbow and wrist "

@@ -8,8 +8,9 @@ A :class:`Value` is one named value of a goal kind (:attr:`.goal_kinds.GoalKind.
 - ``scalar``: one number (``nonneg``: >= 0), in ``unit`` (``"a|b"``: ``a`` on a joint that
   translates, ``b`` on one that rotates, e.g. a spring's ``"N/m|N m/rad"``);
 - ``vector``: ``size`` numbers (a point, or with ``direction`` a direction: normalised when
-  set unless within rounding of unit length, a zero vector refused), in ``unit``, in
-  ``frame`` (a world-frame vector is a point);
+  set unless within rounding of unit length, a zero vector refused; or with ``signs`` signs,
+  each -1, 0 or +1: the sides an arm's branch keeps), in ``unit``, in ``frame`` (a
+  world-frame vector is a point);
 - ``pose``: a 4x4 rigid transform (m), in ``frame``;
 - ``choice``: one of the names in ``choices`` (a goal's priority level, say).
 
@@ -48,6 +49,7 @@ class Value:
     source: str = "current"
     default: tuple = ()
     direction: bool = False
+    signs: bool = False
     choices: tuple = ()
 
     def __post_init__(self):
@@ -102,6 +104,8 @@ def check_one(v: Value, raw, dof: int, what: str):
     out = V.vec(raw, v.count(dof), label)
     if v.kind == "vector" and v.nonneg and np.any(out < 0):
         raise VartError(f"{label}: must be >= 0")
+    if v.signs and not np.isin(out, (-1.0, 0.0, 1.0)).all():
+        raise VartError(f"{label}: each entry -1, 0 or +1, got {out.tolist()}")
     if v.direction:
         norm = float(np.linalg.norm(out))
         if norm < 1e-9:

@@ -578,3 +578,7 @@ def test_arm_panel_lists_the_solutions_found_with_preview_and_apply():
     log = draw(PS.VART_PT_active_link)
     assert "Keep Configuration: none" in labels(log)
     assert {"vart.set_keep_configuration", "vart.clear_keep_configuration"} <= buttons(log)
+    schema.update_link(b, keep_configuration=True,
+                       keep_configuration_branch=(-1.0, 1.0, -1.0) + (0.0,) * 5)
+    text = labels(draw(PS.VART_PT_active_link))
+    assert "Keep Configuration: - + -, margin 0.05, level limit" in text, text
