@@ -85,11 +85,12 @@ def test_line_distance():
 @pytest.mark.parametrize("frames, values, moves, match", [
     ([1, 1], None, (0, 0), "increasing"),
     ([2, 1], None, (0, 0), "increasing"),
-    ([1, 5], [[0, 0, 0, 0, 0, 0, 0]] * 2, (0, 0), "frame 1: the rotation quaternion"),
+    ([1, 5], [[0, 0, 0, 0, 0, 0, 0]] * 2, (0, 0), "pose, frame 1: the rotation quaternion"),
     ([1, 5], [[0, 0, np.nan, 1, 0, 0, 0]] * 2, (0, 0), "frame 1: expected 7 finite"),
     ([1, 5], [[0, 0, 0, 1, 0, 0]] * 2, (0, 0), "expected 7 finite"),
-    ([1, 5], None, (0, 2), "frame 5: move 2 is not one of 0 .Linear., 1 .Joint."),
-    ([1, 5], None, (0, 0.5), "move 0.5 is not one of"),
+    ([1, 5], [[0, 1e39, 0, 1, 0, 0, 0]] * 2, (0, 0), "pose, frame 1: 1e.39 is beyond the 1e.06"),
+    ([1, 5], None, (0, 2), "move, frame 5: 2 is not a move: one of 0 .Linear., 1 .Joint."),
+    ([1, 5], None, (0, 0.5), "move, frame 5: 0.5 is not a move"),
 ])
 def test_bad_stored_waypoints_are_refused_naming_the_frame(frames, values, moves, match):
     values = values or [[0, 0, 0, 1, 0, 0, 0]] * len(frames)

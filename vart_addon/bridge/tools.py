@@ -123,7 +123,8 @@ def read_waypoints(ob) -> Waypoints | None:
         moves.append(_step_value(keys.get((f'["{MOVE_KEY}"]', 0)), f, 0.0))
         eases.append(_step_value(keys.get((f'["{EASE_KEY}"]', 0)), f, 0.0))
     try:
-        return waypoints(frames, values, moves, eases, f"link {ob.name!r}")
+        return waypoints(frames, values, moves, eases, f"link {ob.name!r}", pose,
+                         f'["{MOVE_KEY}"]')
     except VartError as e:
         raise BridgeError(str(e)) from None
 

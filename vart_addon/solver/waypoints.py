@@ -25,6 +25,7 @@ import numpy as np
 
 from . import se3
 from .errors import VartError
+from .validate import bounded
 
 #: The moves into a waypoint, by their stored number.
 MOVES = ("LINEAR", "JOINT")
@@ -120,6 +121,7 @@ def quat_pose(values, where: str) -> np.ndarray:
     if v.shape != (7,) or not np.isfinite(v).all():
         raise VartError(f"{where}: expected 7 finite numbers (x y z in m, then a quaternion "
                         f"w x y z), got {np.asarray(values).tolist()}")
+    bounded(v[:3].tolist(), where)
     n = float(np.linalg.norm(v[3:]))
     if n < 1e-9:
         raise VartError(f"{where}: the rotation quaternion {v[3:].tolist()} has no length")
@@ -136,19 +138,22 @@ def pose_values(T: np.ndarray) -> list[float]:
     return [float(x) for x in np.concatenate([np.asarray(T, float)[:3, 3], wxyz])]
 
 
-def waypoints(frames, values, moves, eases, where: str) -> Waypoints:
+def waypoints(frames, values, moves, eases, where: str, pose_name: str = "pose",
+              move_name: str = "move") -> Waypoints:
     """Checked :class:`Waypoints` from stored values: ``frames`` (increasing), per waypoint
     7 values (:func:`quat_pose`), a move number (index into :data:`MOVES`) and an easing flag.
-    VartError naming ``where`` and the frame when one is wrong."""
+    VartError naming ``where``, the value (``pose_name``, ``move_name``: what the caller
+    calls them) and the frame when one is wrong."""
     f = np.asarray(frames, float)
     if f.ndim != 1 or not len(f) or not np.isfinite(f).all() or np.any(np.diff(f) <= 0):
         raise VartError(f"{where}: waypoint frames must be increasing numbers, got "
                         f"{np.asarray(frames).tolist()}")
-    T = np.array([quat_pose(v, f"{where}, frame {fr:g}") for fr, v in zip(f, values)])
+    T = np.array([quat_pose(v, f"{where}: {pose_name}, frame {fr:g}")
+                  for fr, v in zip(f, values)])
     names = []
     for fr, m in zip(f, moves):
         if not float(m).is_integer() or not 0 <= int(m) < len(MOVES):
-            raise VartError(f"{where}, frame {fr:g}: move {m!r} is not one of "
+            raise VartError(f"{where}: {move_name}, frame {fr:g}: {m!r} is not a move: one of "
                             + ", ".join(f"{i} ({n.title()})" for i, n in enumerate(MOVES)))
         names.append(MOVES[int(m)])
     return Waypoints(f, T, tuple(names), np.array([bool(e) for e in eases]))

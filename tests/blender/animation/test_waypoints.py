@@ -5,16 +5,23 @@ solutions, eased moves start and stop slowly; live mode shows what the bake keys
 operators key, change and remove waypoints; bad stored waypoints are refused by name."""
 from __future__ import annotations
 
+import os
+
 import bpy
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from mathutils import Matrix
+
+import blender_scenes as BS
 
 from pinocchio_check import ROBOTS
 from vart_addon.bridge import animation as A
 from vart_addon.bridge import schema as S
+from vart_addon.bridge import BridgeError
 from vart_addon.bridge import tools as TL
-from vart_addon.solver import se3
+from vart_addon.solver import VartError, se3
 from vart_addon.solver.waypoints import eased
 
 UR5 = ROBOTS / "ur_description" / "urdf" / "ur5_robot.urdf"
@@ -206,7 +213,8 @@ def test_bad_stored_waypoints_refuse_the_bake_naming_the_property(vart_registere
     fc = A.fcurve_map(tool)[('["vart_move"]', 0)]
     TL.remove_waypoint(tool, 13)
     fc.keyframe_points[1].co.y = 7.0
-    with pytest.raises(RuntimeError, match="move 7.0 is not one of"):
+    with pytest.raises(RuntimeError,
+                       match=r"tool0.: \[\"vart_move\"\], frame 25: 7.0 is not a move"):
         bpy.ops.vart.bake()
 
 
@@ -232,3 +240,69 @@ def test_a_tools_keyed_location_and_rotation_are_a_pose_target(vart_registered):
     q = joint_q(scene, "shoulder_pan_joint")
     scene.frame_set(1)
     assert abs(joint_q(scene, "shoulder_pan_joint") - q) > 1e-3  # the arm moved it there
+
+
+# ---- corrupted waypoints ------------------------------------------------------------------------
+BAD_KEYS = [float("nan"), float("inf"), -float("inf"), 1e39, -1.0, 0.0, 2.0, 0.5]
+
+
+@pytest.fixture(scope="module")
+def keyed_scene():
+    """UR5 with three waypoints on tool0 (frames 1, 4, 7: Linear, Joint), kept for the module
+    (vart registered for it): each example corrupts one key and puts it back."""
+    import vart_addon
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    vart_addon.register()
+    try:
+        scene, tool = ur5_ready()
+        T0 = world(tool)
+        TL.key_waypoint(tool, 1, T0, "LINEAR", False)
+        TL.key_waypoint(tool, 4, moved(T0, (0.0, 0.05, 0.0)), "LINEAR", False)
+        TL.key_waypoint(tool, 7, T0, "JOINT", True)
+        scene.frame_start, scene.frame_end = 1, 7
+        yield scene, tool
+    finally:
+        vart_addon.unregister()
+
+
+def _channels(tool):
+    return sorted(k for k in A.fcurve_map(tool) if k[0] in TL.PATHS)
+
+
+@settings(max_examples=int(os.environ.get("VART_FUZZ_EXAMPLES", "40")), deadline=None,
+          derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_one_corrupted_waypoint_key_is_baked_or_refused_naming_it(keyed_scene, data):
+    """Any one key of a waypoint channel set to NaN, infinite, huge or an out-of-range move,
+    or removed: the bake either runs (a move 0.5 is not a move: refused; a quaternion
+    scaled is still a rotation) or refuses naming the tool and the property, keying nothing."""
+    from vart_addon.animation.bake import bake
+    from vart_addon.animation.bake_result import BakeError
+    scene, tool = keyed_scene
+    key = data.draw(st.sampled_from(_channels(tool)))
+    k = data.draw(st.integers(0, 2))
+    action = data.draw(st.sampled_from(["remove"] + list(range(len(BAD_KEYS)))))
+    fc = A.fcurve_map(tool)[key]
+    kp = fc.keyframe_points[k]
+    frame, value = kp.co.x, kp.co.y
+    if action == "remove":
+        fc.keyframe_points.remove(kp)
+    else:
+        kp.co.y = BAD_KEYS[action]
+    fc.update()
+    before = repr(BS.scene_snapshot()), len(A.fcurves_of(tool))
+    try:
+        bake(scene, 1, 7)
+    except (BakeError, BridgeError, VartError) as e:
+        assert (repr(BS.scene_snapshot()), len(A.fcurves_of(tool))) == before
+        assert "tool0" in str(e) and ("vart_waypoint" in str(e) or "move" in str(e)), str(e)
+    finally:
+        fc = A.fcurve_map(tool)[key]
+        if action == "remove":
+            fc.keyframe_points.insert(frame, value)
+        else:
+            fc.keyframe_points[k].co.y = value
+        fc.update()
+        for c in A.fcurves_of(tool):  # what a bake keyed on the tool goes again
+            if A.group_of(c) == A.BAKE_GROUP:
+                A.remove_fcurve(tool, c)

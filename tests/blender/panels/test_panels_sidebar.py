@@ -543,7 +543,7 @@ def test_tool_panel_lists_the_waypoints_with_their_moves():
     b["vart_move"] = 5.0
     from vart_addon.bridge import animation as A
     A.fcurve_map(b)[('["vart_move"]', 0)].keyframe_points[1].co.y = 5.0
-    assert any("move 5.0 is not one of" in t for t in labels(draw(PT.VART_PT_tool)))
+    assert any("frame 12: 5.0 is not a move" in t for t in labels(draw(PT.VART_PT_tool)))
 
 
 def test_arm_panel_lists_the_solutions_found_with_preview_and_apply():
