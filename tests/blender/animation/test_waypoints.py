@@ -2,7 +2,8 @@
 moves keep the tool's origin on the straight line at every frame (within 1e-6 m) with its
 rotation by slerp, Joint moves take the arm's joints straight between the two waypoints'
 solutions, eased moves start and stop slowly; live mode shows what the bake keys; the
-operators key, change and remove waypoints; bad stored waypoints are refused by name."""
+operators key, change and remove waypoints; bad stored waypoints are refused by name (and
+any one key corrupted: a property test)."""
 from __future__ import annotations
 
 import os
@@ -15,11 +16,10 @@ from hypothesis import strategies as st
 from mathutils import Matrix
 
 import blender_scenes as BS
-
 from pinocchio_check import ROBOTS
+from vart_addon.bridge import BridgeError
 from vart_addon.bridge import animation as A
 from vart_addon.bridge import schema as S
-from vart_addon.bridge import BridgeError
 from vart_addon.bridge import tools as TL
 from vart_addon.solver import VartError, se3
 from vart_addon.solver.waypoints import eased
