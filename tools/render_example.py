@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """The README's pictures of the real-robot examples (``.venv/bin/python
-tools/render_example.py go2_step docs/go2_step.png``, or ``ur5_pick_place
-docs/ur5_pick_place.png``): the example added and baked headless, two of its frames rendered
+tools/render_example.py go2_step docs/go2_step.png``, ``g1_lift_foot docs/g1_lift_foot.png``
+or ``ur5_pick_place docs/ur5_pick_place.png``): the example added and baked headless, two of its frames rendered
 side by side with Workbench, what the overlay draws for it as thin rods (the overlay does not
 render):
 
-- *Go2: Lift a Leg*, frames 1 and 24 (the front right foot up): the balance goal's support
-  polygon (green), its region (pale green) and the centre of mass's plumb line;
+- *Go2: Lift a Leg*, frames 1 and 24 (the front right foot up), and *G1: Lift a Foot*,
+  frames 1 and 121 (the right foot up): the balance goal's support polygon (green), its
+  region (pale green) and the centre of mass's plumb line;
 - *UR5: Pick and Place*, frames 20 and 86 (above the pick point, at the place point): the tool's
   axes, its waypoints' axes and the path between them (solid along Linear moves, dashed
   along Joint moves), and a dark rod from the flange to the tool's tip (the gripper).
@@ -29,7 +30,7 @@ SIZE = (720, 540)
 ROD = 0.004  # m
 
 
-def _go2_lines(scene) -> dict:
+def _balance_lines(scene) -> dict:
     from vart_addon.overlay import drawing
     from vart_addon.overlay import support_geometry as SG
     colours = {SG.SUPPORT: (0.1, 0.6, 0.2, 1.0), SG.REGION: (0.45, 0.85, 0.5, 1.0),
@@ -51,7 +52,8 @@ def _ur5_lines(scene) -> dict:
 
 #: Per example: its two frames, the camera (from, at; m), its lens (mm), the lines to draw.
 PICTURES = {
-    "go2_step": ((1, 24), (0.95, -1.05, 0.55), (-0.02, 0.0, 0.18), 35.0, _go2_lines),
+    "go2_step": ((1, 24), (0.95, -1.05, 0.55), (-0.02, 0.0, 0.18), 35.0, _balance_lines),
+    "g1_lift_foot": ((1, 121), (2.2, -1.6, 1.2), (0.0, 0.0, 0.55), 40.0, _balance_lines),
     "ur5_pick_place": ((20, 86), (0.9, -1.5, 0.8), (0.25, 0.1, 0.25), 35.0, _ur5_lines),
 }
 

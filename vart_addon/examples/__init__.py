@@ -14,6 +14,8 @@ four stories"), each built into the current scene by :func:`add_example` (operat
   (:mod:`.steps`);
 - :mod:`.quadruped`: ``go2_step``, Unitree Go2 (from the installed example-robot-data)
   balanced over three pinned feet while it lifts the fourth, built the same way;
+- :mod:`.humanoid`: ``g1_lift_foot``, Unitree G1 (from the installed example-robot-data)
+  shifting its weight onto its pinned left foot and lifting the right one;
 - :mod:`.arm`: ``ur5_pick_place``, Universal Robots UR5 (from the installed
   example-robot-data) picking and placing along a tool's waypoints, Linear and Joint moves;
 - :mod:`.common`: what they share (:class:`Built`, :class:`ExampleError`, poses, keying).
@@ -32,6 +34,7 @@ from .arm import example_ur5_pick_place
 from .athlete_legs import load_athlete_legs, story_camera_tilt_legs
 from .check import check_baked
 from .common import MECHANISM_FRAMES, Built, ExampleError, pose
+from .humanoid import example_g1_lift_foot
 from .msim import build_step_probe, build_truss_gripper
 from .quadruped import example_go2_step
 from .robots import (
@@ -118,6 +121,10 @@ EXAMPLES = {e.key: e for e in (
             "maker's limits) balanced over three pinned feet crouches, lifts its front right "
             "foot 8 cm and puts it down (needs example-robot-data installed)",
             example_go2_step, True),
+    Example("g1_lift_foot", "G1: Lift a Foot", "Unitree G1 (from example-robot-data, with its "
+            "maker's limits) shifts its weight onto its pinned left foot, lifts its right foot "
+            "6 cm and puts it down, Balance on while it stands on one foot (needs "
+            "example-robot-data installed)", example_g1_lift_foot, True),
     Example("ur5_pick_place", "UR5: Pick and Place", "Universal Robots UR5 (from "
             "example-robot-data, with its maker's limits) picks and places along its tool's "
             "waypoints: Linear approaches and retreats, Joint transfers (needs "

@@ -61,7 +61,8 @@ def test_the_stories_replay_without_a_fall(vart_registered, key):
 
 
 def test_the_operator_reports_and_stores(vart_registered):
-    assert bpy.ops.vart.add_example(example="camera_tilt") == {'FINISHED'}
+    # story 4, whose statics need 143 % of the limit at legs 2 and 5: servos at their limit
+    assert bpy.ops.vart.add_example(example="pinch") == {'FINISHED'}
     assert bpy.ops.vart.bake() == {'FINISHED'}
     scene = bpy.context.scene
     assert bpy.ops.vart.replay_physics() == {'FINISHED'}

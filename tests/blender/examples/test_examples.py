@@ -173,8 +173,9 @@ def test_every_example_is_in_the_operator_enum():
                                         "stewart", "tower", "tower_abstract", "step_probe",
                                         "truss_gripper", "camera_tilt",
                                         "camera_tilt_legs", "trenching", "inspection",
-                                        "pinch", "go2_step", "ur5_pick_place"]
-    assert sum(e.story for e in X.EXAMPLES.values()) == 7
+                                        "pinch", "go2_step", "g1_lift_foot",
+                                        "ur5_pick_place"]
+    assert sum(e.story for e in X.EXAMPLES.values()) == 8
 
 
 def test_a_second_copy_gets_its_own_names(vart_registered):
