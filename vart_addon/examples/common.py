@@ -65,11 +65,20 @@ def key_value(ob, joint: str, key: str, frames_values) -> None:
         group[key] = [float(v) for v in values]
         key_channels(ob, path, float(frame), group="Vart")
     group[key] = old
+    set_interpolation(ob, path, 'LINEAR')
+
+
+def set_interpolation(ob, path: str, mode: str, handles: str | None = None) -> None:
+    """Every key of ``ob``'s F-curves on ``path`` interpolated by ``mode`` ('LINEAR',
+    'CONSTANT', 'BEZIER'; ``handles``: both handles' type too, e.g. 'AUTO_CLAMPED')."""
     from ..bridge.animation import fcurves_of
     for fc in fcurves_of(ob):
         if fc.data_path == path:
             for kp in fc.keyframe_points:
-                kp.interpolation = 'LINEAR'
+                kp.interpolation = mode
+                if handles is not None:
+                    kp.handle_left_type = kp.handle_right_type = handles
+            fc.update()
 
 
 def _frames(scene, end: int) -> tuple:

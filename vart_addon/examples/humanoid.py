@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bridge.animation import fcurves_of, key_channels
-from .common import Built, ExampleError, _frames, _origin, at, pose
+from ..bridge.animation import key_channels
+from .common import Built, ExampleError, _frames, _origin, at, pose, set_interpolation
 from .quadruped import _key, centre_of_mass, robots_folder
 from .steps import Steps
 
@@ -103,12 +103,7 @@ def _under(T_world_foot: np.ndarray, points: np.ndarray) -> np.ndarray:
 def _ease(ob, path: str) -> None:
     """``ob``'s keys on ``path`` eased in and out (Bezier, auto-clamped handles: at rest at
     every key where the value turns or stays)."""
-    for fc in fcurves_of(ob):
-        if fc.data_path == path:
-            for kp in fc.keyframe_points:
-                kp.interpolation = 'BEZIER'
-                kp.handle_left_type = kp.handle_right_type = 'AUTO_CLAMPED'
-            fc.update()
+    set_interpolation(ob, path, 'BEZIER', 'AUTO_CLAMPED')
 
 
 def _key_switch(ob, key: str, frames_on) -> None:
@@ -120,10 +115,7 @@ def _key_switch(ob, key: str, frames_on) -> None:
         link[key] = bool(on)
         key_channels(ob, path, float(frame), group="Vart")
     link[key] = before
-    for fc in fcurves_of(ob):
-        if fc.data_path == path:
-            for kp in fc.keyframe_points:
-                kp.interpolation = 'CONSTANT'
+    set_interpolation(ob, path, 'CONSTANT')
 
 
 def example_g1_lift_foot(context) -> Built:

@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..bridge.animation import fcurves_of, key_channels
-from .common import Built, ExampleError, _frames, _origin, at, pose
+from ..bridge.animation import key_channels
+from .common import Built, ExampleError, _frames, _origin, at, pose, set_interpolation
 from .steps import Steps
 
 #: The robot's URDF inside example-robot-data's robots folder.
@@ -76,10 +76,7 @@ def _key(ob, path: str, frames_values) -> None:
         else:
             ob.path_resolve(path.rsplit("[", 1)[0])[path.rsplit('"', 2)[1]] = list(value)
         key_channels(ob, path, float(frame), group="Vart")
-    for fc in fcurves_of(ob):
-        if fc.data_path == path:
-            for kp in fc.keyframe_points:
-                kp.interpolation = 'LINEAR'
+    set_interpolation(ob, path, 'LINEAR')
 
 
 def centre_of_mass(links: dict) -> np.ndarray:
