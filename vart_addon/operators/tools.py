@@ -1,5 +1,5 @@
 """Operators on an arm's tool and its waypoints: Add Tool Frame, Mark as Tool, Key Waypoint,
-Set Waypoint Move, Remove Waypoint, Check Arm Motion.
+Set Waypoint Move, Go to Waypoint, Remove Waypoint, Check Arm Motion.
 
 A tool is a link marked as one (:mod:`vart_addon.bridge.tools`: URDF imports mark ``tool0``,
 ``flange`` and ``*_tcp`` frames); its waypoints are its world poses keyed on frames with the
@@ -145,6 +145,23 @@ class VART_OT_set_waypoint_move(bpy.types.Operator):
         return support.run(self, go)
 
 
+class VART_OT_go_to_waypoint(bpy.types.Operator):
+    bl_idname = "vart.go_to_waypoint"
+    bl_label = "Go to Waypoint"
+    bl_description = "Go to the frame of one of the active tool's waypoints"
+    bl_options = {'REGISTER'}
+
+    frame: IntProperty(name="Frame", description="The waypoint's frame")
+
+    @classmethod
+    def poll(cls, context):
+        return _poll_tool(cls, context)
+
+    def execute(self, context):
+        context.scene.frame_set(self.frame)
+        return {'FINISHED'}
+
+
 class VART_OT_remove_waypoint(bpy.types.Operator):
     bl_idname = "vart.remove_waypoint"
     bl_label = "Remove Waypoint"
@@ -198,7 +215,8 @@ class VART_OT_check_arm_motion(bpy.types.Operator):
 
 
 classes = (VART_OT_add_tool, VART_OT_mark_tool, VART_OT_key_waypoint,
-           VART_OT_set_waypoint_move, VART_OT_remove_waypoint, VART_OT_check_arm_motion)
+           VART_OT_set_waypoint_move, VART_OT_go_to_waypoint, VART_OT_remove_waypoint,
+           VART_OT_check_arm_motion)
 
 
 # The stubs declare register_classes_factory -> None; it returns (register, unregister).

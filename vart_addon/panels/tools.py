@@ -47,7 +47,8 @@ class VART_PT_tool(C.Panel, bpy.types.Panel):
         for i, f in enumerate(wp.frames):
             row = col.row(align=True)
             here = abs(f - current) < 1e-4
-            row.label(text=f"{f:g}", icon='LAYER_ACTIVE' if here else 'LAYER_USED')
+            C.op(row, "vart.go_to_waypoint", text=f"{f:g}",
+                 icon='LAYER_ACTIVE' if here else 'LAYER_USED', frame=int(f))
             if i == 0:
                 row.label(text="start")
             else:

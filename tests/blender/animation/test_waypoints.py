@@ -178,6 +178,8 @@ def test_waypoint_operators(vart_registered):
     assert TL.read_waypoints(tool).eases.tolist() == [False, False]
     with pytest.raises(RuntimeError, match="no waypoint on frame 5"):
         bpy.ops.vart.set_waypoint_move(frame=5, move='JOINT')
+    assert bpy.ops.vart.go_to_waypoint(frame=1) == {'FINISHED'}
+    assert scene.frame_current == 1
     assert bpy.ops.vart.remove_waypoint(frame=1) == {'FINISHED'}
     assert TL.read_waypoints(tool).frames.tolist() == [10.0]
     bpy.context.view_layer.objects.active = scene.objects["wrist_3_link"]

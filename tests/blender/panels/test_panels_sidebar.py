@@ -536,7 +536,10 @@ def test_tool_panel_lists_the_waypoints_with_their_moves():
     TL.key_waypoint(b, 1, np.eye(4), "LINEAR", False)
     TL.key_waypoint(b, 12, np.eye(4), "JOINT", True)
     log = draw(PT.VART_PT_tool)
-    assert {"Tool: B", "1", "start", "12"} <= set(labels(log)), labels(log)
+    assert {"Tool: B", "start"} <= set(labels(log)), labels(log)
+    assert [(x.get("text"), x.get("icon")) for n, x in log if n == "operator"
+            and x.get("operator") == "vart.go_to_waypoint"] == [("1", "LAYER_ACTIVE"),
+                                                                  ("12", "LAYER_USED")]
     moves = [(x.get("text"), x.get("depress")) for n, x in log
              if n == "operator" and x.get("operator") == "vart.set_waypoint_move"]
     assert ("Joint", True) in moves and ("Linear", False) in moves, moves
