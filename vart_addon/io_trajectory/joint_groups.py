@@ -2,7 +2,9 @@
 ``arm`` in example-robot-data's ``panda.srdf``) as the scene's joints, for an export of that
 group alone (the arm without its fingers).
 
-The SRDF is the one given, else the one shipped with the URDF the robot was imported from
+The SRDF is the one given, else the groups the import stored with the robot (its
+collection's ``srdf``: the file it read and its groups resolved then, so the files need not
+be where they were any more), else, for a robot imported before vart stored them, the SRDF shipped with its URDF
 (:func:`~vart_addon.formats.urdf.srdf.find_srdf` beside the file its collection keeps, see
 :mod:`vart_addon.io_urdf.importer`); the group's joints are its URDF joints as MoveIt counts
 them (:func:`~vart_addon.formats.urdf.srdf.group_joints`), named as the scene names them (an
@@ -34,6 +36,16 @@ def group_joints(scene, group: str, srdf=None, data=None) -> list[str]:
     for coll in scene.collection.children_recursive:
         src = coll.get(SOURCE_KEY)
         if src is None:
+            continue
+        stored = src.get("srdf") if not srdf else None
+        if stored is not None:  # read and resolved at import
+            groups = stored.get("groups", {})
+            if group in groups:
+                found.append((coll, [str(n) for n in groups[group]]))
+            else:
+                seen.append(f"{os.path.basename(str(stored.get('file', 'the SRDF')))} of robot "
+                            f"{coll.name!r} has "
+                            + (", ".join(map(repr, groups.keys())) or "no groups"))
             continue
         try:
             robot = read_source(src)

@@ -255,6 +255,9 @@ class _Builder:
                             "text": self.text if len(self.text) <= MAX_SOURCE_CHARS else ""}
         if self.limits is not None:  # the joint_limits.yaml read with it
             coll[SOURCE_KEY]["joint_limits"] = self.limits
+        if self.srdf is not None:  # its planning groups, for exports of one group
+            coll[SOURCE_KEY]["srdf"] = {"file": self.srdf.path,
+                                        "groups": srdf_files.resolved_groups(self.srdf, robot)}
         obs = ImportedRobot(RO.link_empties(coll, link_obj_name, poses, _axes_size(robot)))
         visuals = {}
         for k, link in enumerate(robot.links):

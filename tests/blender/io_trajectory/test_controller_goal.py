@@ -128,6 +128,28 @@ def test_an_unknown_group_names_the_groups_there_are_and_writes_nothing(vart_reg
     assert not path.exists()
 
 
+def test_the_groups_come_with_the_robot_and_old_imports_find_their_srdf(vart_registered,
+                                                                        tmp_path):
+    """The import keeps the SRDF's groups, resolved, with the robot: a scene whose URDF and
+    SRDF are no longer where they were (another machine) still exports a group. A robot
+    imported before (no stored groups) finds the SRDF beside its URDF, as it did."""
+    from vart_addon.io_urdf.importer import SOURCE_KEY
+    scene, obs = panda_motion()
+    src = obs.collection[SOURCE_KEY]
+    assert src["srdf"]["file"].endswith("panda.srdf")
+    assert list(src["srdf"]["groups"]["arm"]) == ARM
+    src["file"] = str(tmp_path / "moved" / "panda.urdf")  # the files are gone
+    res = TB.export_trajectory(scene, tmp_path / "a.goal.json", group="arm")
+    assert list(res.written.joint_names) == ARM
+    with pytest.raises(TB.TrajectoryError, match=r"no joint group 'legs': panda.srdf of robot "
+                                                 r"'panda' has 'arm', 'hand', 'arm_and_hand'"):
+        TB.export_trajectory(scene, tmp_path / "b.goal.json", group="legs")
+    src["file"] = str(PANDA)
+    del src["srdf"]  # as imported before the groups were kept
+    res = TB.export_trajectory(scene, tmp_path / "c.goal.json", group="arm")
+    assert list(res.written.joint_names) == ARM
+
+
 def test_the_export_operator_takes_the_group_and_tolerances_and_import_reads_it_back(
         vart_registered, tmp_path, capsys):
     scene, obs = panda_motion()

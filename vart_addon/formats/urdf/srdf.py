@@ -150,6 +150,19 @@ def _group(el) -> Group:
     return g
 
 
+def resolved_groups(srdf: Srdf, robot) -> dict:
+    """Every planning group of ``srdf`` that resolves on ``robot`` (:func:`group_joints`),
+    name -> its URDF joint names; the groups that do not (a joint or link the robot lacks)
+    are left out."""
+    out = {}
+    for name in srdf.groups:
+        try:
+            out[name] = group_joints(srdf, robot, name)
+        except SrdfError:
+            continue
+    return out
+
+
 def group_joints(srdf: Srdf, robot, name: str) -> list:
     """The URDF joint names of planning group ``name`` for ``robot`` (a URDF ``Robot``), in
     the robot's tree order (depth first from its root, as MoveIt orders a group's joints):
