@@ -79,6 +79,8 @@ def target_put(lk, j, values, qv=None):
 
 
 def target_clear(lk, j):
+    if j.target_q is None:  # nothing to clear: the goal set (and its analysis) stays
+        return
     j.target_q = None
     lk.touch_goals()
 
