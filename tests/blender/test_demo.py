@@ -1,19 +1,15 @@
 """``make demo`` in miniature (real bpy, headless): demo/demo.py with 6 frames and a small
 picture, into a temporary folder. The full demo is the same code with 48 frames."""
-import importlib.util
 import pathlib
 
 import bpy
 import numpy as np
 
-from repo_paths import REPO
+from repo_paths import load_script
 
 
 def load_demo():
-    spec = importlib.util.spec_from_file_location("vart_demo", REPO / "demo" / "demo.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("demo/demo.py", "vart_demo")
 
 
 def test_demo_builds_bakes_exports_and_renders(tmp_path, capsys):

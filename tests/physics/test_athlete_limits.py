@@ -3,19 +3,15 @@ vehicle is about 850 kg and carries up to 300 kg in Earth gravity; the least eff
 joints could share and still stand with that payload on five wheels (one lifted, as it steps)
 is a lower bound of the real robot's strongest limb joint. ``tools/derive_athlete_limits.py``
 computes it; the model's ``LIMB_EFFORT`` is it rounded down, and the shipped URDF carries it."""
-import importlib.util
 
 import pytest
 
-from repo_paths import REPO
+from repo_paths import REPO, load_script
 from vart_addon.formats.urdf import files as urdf
 
 
 def tool(name):
-    spec = importlib.util.spec_from_file_location(name, REPO / "tools" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script(f"tools/{name}.py", name)
 
 
 def test_the_limb_effort_limit_is_the_derived_lower_bound_rounded_down():

@@ -4,13 +4,12 @@ Checks feasibility only (hard residual < 1e-6, and the drag for reachable proble
 belongs to bench/, not to tests. Skipped when ../shared/bench is absent.
 """
 
-import importlib.util
 
 import numpy as np
 import pytest
 
 import vart_bench as vb  # noqa: E402
-from repo_paths import REPO
+from repo_paths import load_script
 
 pytestmark = pytest.mark.skipif(not vb.DEFAULT_PROBLEMS.is_dir(),
                                  reason=f"{vb.DEFAULT_PROBLEMS} not present")
@@ -53,9 +52,7 @@ def test_closure_mapping_p1b_and_repeats():
 
 
 def test_run_py_smoke(tmp_path, capsys):
-    spec = importlib.util.spec_from_file_location("vart_bench_run", REPO / "bench" / "run.py")
-    run = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(run)
+    run = load_script("bench/run.py", "vart_bench_run")
 
     out = tmp_path / "r.json"
     assert run.main(["--problem", "P2_fourbar_chain", "--frames", "2", "--json", str(out)]) == 0

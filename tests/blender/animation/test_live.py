@@ -9,8 +9,8 @@ import math
 import bpy
 import numpy as np
 import pytest
-from mathutils import Matrix
 
+from repo_paths import load_script
 from vart_addon import examples as X
 from vart_addon.animation import live
 from vart_addon.animation.frame_step import FrameSolver
@@ -327,14 +327,8 @@ def test_rendering_an_animation_headless_renders_the_solved_poses(vart_registere
     scene = add("camera_tilt")
     cam = bpy.data.objects.new("cam", bpy.data.cameras.new("cam"))
     scene.collection.objects.link(cam)
-    eye, target = np.array([5.0, -4.0, 2.5]), np.array([0.0, 0.0, 0.8])
-    z = (eye - target) / np.linalg.norm(eye - target)
-    x = np.cross((0.0, 0.0, 1.0), z)
-    x /= np.linalg.norm(x)
-    M = np.eye(4)
-    M[:3, :3] = np.column_stack([x, np.cross(z, x), z])
-    M[:3, 3] = eye
-    cam.matrix_world = Matrix(M.tolist())
+    cam.matrix_world = load_script("demo/demo.py", "vart_demo").look_from((5.0, -4.0, 2.5),
+                                                                          (0.0, 0.0, 0.8))
     scene.camera = cam
     r = scene.render
     r.engine = 'BLENDER_WORKBENCH'

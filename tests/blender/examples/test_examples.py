@@ -2,7 +2,6 @@
 ``tools/make_assets.py`` makes, every robot imports whole, every example is added by the
 operator and the keyed mechanisms bake with their closures held; Key Joint; the Examples
 panel and the Add menu entry."""
-import importlib.util
 import math
 from types import SimpleNamespace
 
@@ -10,7 +9,7 @@ import bpy
 import numpy as np
 import pytest
 
-from repo_paths import REPO
+from repo_paths import REPO, load_script
 from vart_addon import examples as X
 from vart_addon.bridge import SceneBridge
 from vart_addon.bridge import schema as S
@@ -22,11 +21,7 @@ ROBOT_FILES = {"athlete": (38, 37), "fourbar": (4, 3), "slider_crank": (4, 3),
 
 
 def make_assets():
-    spec = importlib.util.spec_from_file_location("make_assets", REPO / "tools" /
-                                                  "make_assets.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("tools/make_assets.py", "make_assets")
 
 
 def scene_data():
