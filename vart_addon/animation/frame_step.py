@@ -52,18 +52,18 @@ class FrameSolution:
     deviation: dict
 
 
-def input_errors(lk, inputs: Inputs, poses: dict, joint_targets: dict,
-                 link_targets: dict) -> dict:
-    """Goal name -> how far the solution is from each input's target (largest DoF error, m
-    or rad; for a link the larger of its position error and rotation angle, masked).
-    ``joint_targets``: joint name -> q; ``link_targets``: link name -> ``T_world_link`` (apart:
-    a joint may have the name of a link, as the hexapod's wheel joints have their wheels')."""
+def input_errors(lk, poses: dict, joint_targets: dict, link_targets: dict) -> dict:
+    """Goal name -> how far the solution is from each target of the frame's inputs (largest
+    DoF error, m or rad; for a link the larger of its position error and rotation angle,
+    masked). ``joint_targets``: joint name -> (q, DoF mask); ``link_targets``: link name ->
+    (``T_world_link``, mask over x y z wx wy wz) (apart: a joint may have the name of a link,
+    as the hexapod's wheel joints have their wheels')."""
     out = {}
-    for jn, (_, mask) in inputs.joints.items():
+    for jn, (q, mask) in joint_targets.items():
         j = lk.joints[jn]
-        out[TARGET.goal_id(j)] = float(np.abs(j.q - joint_targets[jn])[mask].max())
-    for ln, mask in inputs.links.items():
-        T, Tt = poses[ln], link_targets[ln]
+        out[TARGET.goal_id(j)] = float(np.abs(j.q - q)[mask].max())
+    for ln, (Tt, mask) in link_targets.items():
+        T = poses[ln]
         e = 0.0
         if mask[:3].any():
             e = float(np.linalg.norm((T[:3, 3] - Tt[:3, 3])[mask[:3]]))
@@ -132,21 +132,22 @@ class FrameSolver:
             model.q_to_joints(prev)
         joint_targets, link_targets = {}, {}
         for jn, (child, mask) in inputs.joints.items():
-            joint_targets[jn] = np.array(obs[child][S.KEY]["joints"][jn]["q"], float)
-            lk.set_target(jn, joint_targets[jn], mask)
+            q = np.array(obs[child][S.KEY]["joints"][jn]["q"], float)
+            lk.set_target(jn, q, mask)
+            joint_targets[jn] = (q, mask)
         for ln, mask in inputs.links.items():
-            link_targets[ln] = P.rigid_and_scale(P.observe(obs[ln]), ln)[0]
-            lk.set_link_target(ln, link_targets[ln], mask)
-        tool_targets = self.waypoints.apply(
-            frame, lambda: bridge.solve(self.settings, sync=False))
+            T = P.rigid_and_scale(P.observe(obs[ln]), ln)[0]
+            lk.set_link_target(ln, T, mask)
+            link_targets[ln] = (T, mask)
+        self.waypoints.apply(frame, lambda: bridge.solve(self.settings, sync=False),
+                             joint_targets, link_targets)
         st = bridge.solve(self.settings, sync=False)
         q = model.q_from_joints()
         T = model.world_poses(q)  # remembered: write_back reads the same poses
         if not np.isfinite(T).all():
             raise BakeError(f"frame {frame}: the solution is not finite; nothing was keyed")
         poses = {nm: T[i] for nm, i in model.index.items() if nm is not None}
-        errs = input_errors(lk, inputs, poses, joint_targets, link_targets)
-        errs.update(self.waypoints.errors(tool_targets, poses))
+        errs = input_errors(lk, poses, joint_targets, link_targets)
         unmet = [g for g in st.unmet if g not in errs]
         unmet += [g for g, e in errs.items() if e > self.input_tol]
         return FrameSolution(frame, q, T, poses, st, errs, unmet,

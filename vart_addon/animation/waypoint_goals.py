@@ -31,10 +31,7 @@ import numpy as np
 from ..bridge import build as B
 from ..solver import arm_branches as AB
 from ..solver.errors import VartError
-from ..solver.goal_kinds import KIND
 from ..solver.waypoints import JOINT, LINEAR, Waypoints
-
-TARGET = KIND["target"]
 
 
 class WaypointGoals:
@@ -58,20 +55,24 @@ class WaypointGoals:
                                 "between it and the ground): make them Linear") from None
             return []
 
-    def apply(self, frame: int, solve) -> dict:
+    def apply(self, frame: int, solve, joint_targets: dict, link_targets: dict) -> None:
         """Set the frame's goals of every tool. ``solve()`` runs the frame's solver (for the
-        Joint segments' end solutions; the linkage's configuration is put back after).
-        Returns goal -> target, for :meth:`errors`: a link's ``T_world_link`` or a joint's q."""
+        Joint segments' end solutions; the linkage's configuration is put back after). Each
+        target set is added to ``joint_targets`` (joint -> (q, mask)) or ``link_targets``
+        (link -> (``T_world_link``, mask)), the frame's inputs' (their errors are the frame's
+        input errors, :func:`.frame_step.input_errors`)."""
         lk = self.lk
-        targets: dict = {}
+        every = np.ones(6, bool)
         for tool, wp in self.tools.items():
             seg = wp.segment(frame)
             arm = self.arms[tool]
             if seg.holding or seg.move == LINEAR:
                 self._free(arm)
+                for jn in arm:  # a keyed value of theirs is set aside: not this frame's goal
+                    joint_targets.pop(jn, None)
                 T = wp.pose(seg)
                 lk.set_link_target(tool, T)
-                targets[("link", tool)] = T
+                link_targets[tool] = (T, every)
                 continue
             assert seg.move == JOINT
             q_prev = {jn: np.array(lk.joints[jn].q, float) for jn in arm}
@@ -82,9 +83,8 @@ class WaypointGoals:
             for jn in arm:
                 q = q_prev[jn] + w * (end[jn] - q_prev[jn])
                 lk.set_target(jn, q)
-                targets[("joint", jn)] = q
+                joint_targets[jn] = (q, np.ones(q.size, bool))
             self._driven.update(arm)
-        return targets
 
     def _end_solution(self, tool, T_end, arm, solve) -> dict:
         """The arm's joint values that put ``tool`` at ``T_end`` from the current pose (the
@@ -105,23 +105,6 @@ class WaypointGoals:
         for jn in arm:
             self.lk.clear_target(jn)
         self._driven.update(arm)
-
-    def errors(self, targets: dict, poses: dict) -> dict:
-        """Goal id -> how far the solution is from each target (m or rad, as
-        :func:`.frame_step.input_errors`)."""
-        lk = self.lk
-        out = {}
-        for (kind, name), target in targets.items():
-            if kind == "joint":
-                j = lk.joints[name]
-                out[TARGET.goal_id(j)] = float(np.abs(j.q - target).max())
-            else:
-                T = poses[name]
-                c = (np.trace(T[:3, :3] @ target[:3, :3].T) - 1.0) / 2.0
-                out[TARGET.goal_id(lk.roots[name])] = max(
-                    float(np.linalg.norm(T[:3, 3] - target[:3, 3])),
-                    float(np.arccos(np.clip(c, -1.0, 1.0))))
-        return out
 
     def deviations(self, frame: int, poses: dict) -> dict:
         """Tool -> distance of its origin from its Linear segment's line at ``frame`` (m);
