@@ -186,7 +186,8 @@ def export_trajectory(scene, path, *, frame_start=None, frame_end=None,
     was imported with one, and that file's acceleration limits) and ``limits``
     (:class:`~vart_addon.formats.trajectory.timing.Limits`: defaults for joints without one,
     acceleration limits). ``group``: only the joints of this planning group of the robot's
-    SRDF (``srdf``: its path; default the one shipped with its URDF), in the group's order.
+    SRDF (``srdf``: its path; default the groups the import kept, :mod:`.joint_groups`), in
+    the group's order.
     A controller's goal (``.goal.json``) names the actuated joints only (no mimic followers,
     no floating base) and carries ``tolerances``
     (:class:`~vart_addon.formats.trajectory.ros_goal.GoalTolerances`, default all 0: the

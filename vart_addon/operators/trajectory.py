@@ -7,8 +7,8 @@ panel): thin wrappers of :mod:`vart_addon.io_trajectory`.
   (shown in the scene's rotation unit, degrees by default) or ``length_step``, or every
   frame. Limit violations are a WARNING report by joint and time, and the file is still
   written, unless ``refuse_violations`` (then nothing is written: an ERROR). ``joint_group``:
-  only the joints of a planning group of the robot's SRDF (``srdf_file``, default the one
-  shipped with its URDF). A controller's goal (``.goal.json``) carries the path and goal
+  only the joints of a planning group of the robot's SRDF (``srdf_file``, default the SRDF
+  read with its URDF at import, its groups kept with the robot). A controller's goal (``.goal.json``) carries the path and goal
   tolerances and the goal time tolerance typed here. Failures (empty range, nothing to
   export, unwritable path, an unknown group) are an ERROR report and CANCELLED, with no file
   written and an existing one untouched.
@@ -118,7 +118,7 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
                                 "fingers); empty: every real joint")
     srdf_file: StringProperty(name="SRDF", default="", subtype='FILE_PATH',
                               description="The SRDF of the joint group (empty: the one "
-                              "shipped with the robot's URDF)")
+                              "read with the robot's URDF at import)")
     path_position_tolerance: _tolerance("Path Position Tolerance", "how far a joint may be "
                                         "from the trajectory as it runs",
                                         _TOLERANCE_UNITS)
