@@ -8,8 +8,9 @@ panel): thin wrappers of :mod:`vart_addon.io_trajectory`.
   frame. Limit violations are a WARNING report by joint and time, and the file is still
   written, unless ``refuse_violations`` (then nothing is written: an ERROR). ``joint_group``:
   only the joints of a planning group of the robot's SRDF (``srdf_file``, default the SRDF
-  read with its URDF at import, its groups kept with the robot). A controller's goal (``.goal.json``) carries the path and goal
-  tolerances and the goal time tolerance typed here. Failures (empty range, nothing to
+  read with its URDF at import, its groups kept with the robot). A controller's goal
+  (``.goal.json``) carries the path and goal tolerances and the goal time tolerance typed
+  here. Failures (empty range, nothing to
   export, unwritable path, an unknown group) are an ERROR report and CANCELLED, with no file
   written and an existing one untouched.
 - ``vart.import_trajectory``: a trajectory file of any of those formats keyed onto the joints from
