@@ -23,8 +23,7 @@ import numpy as np
 
 from ..bridge import tools as TL
 from ..solver import se3
-from .common import Built, ExampleError, _frames, _origin, at, pose
-from .quadruped import robots_folder
+from .common import Built, _frames, _origin, at, pose, robot_urdf
 from .steps import Steps
 
 #: The robot's URDF inside example-robot-data's robots folder.
@@ -53,20 +52,6 @@ PROGRAM = (
     (128, "home", 0.0, "JOINT"),
 )
 FRAMES = PROGRAM[-1][0]
-INSTALL = ("UR5 comes from the package example-robot-data (its description is Universal "
-           "Robots', BSD-3-Clause), not shipped with vart: install it into Blender's Python "
-           "(<blender python> -m pip install example-robot-data), then add the example again")
-
-
-def ur5_path():
-    """The UR5 URDF; :class:`ExampleError` saying how to install it when it is missing."""
-    folder = robots_folder()
-    path = None if folder is None else folder.joinpath(*UR5_URDF)
-    if path is None or not path.is_file():
-        raise ExampleError(INSTALL)
-    return path
-
-
 def waypoint_poses(T_home: np.ndarray, base: np.ndarray) -> dict:
     """``(where, turn)`` -> ``T_world_tool`` of the program's waypoints: the home pose, and
     the pick and place points (and above them) in the base's frame, with the home pose's
@@ -87,7 +72,7 @@ def waypoint_poses(T_home: np.ndarray, base: np.ndarray) -> dict:
 def example_ur5_pick_place(context) -> Built:
     """UR5: Pick and Place (see the module doc)."""
     from ..io_urdf import import_urdf
-    path = ur5_path()
+    path = robot_urdf(UR5_URDF, "UR5 (its description is Universal Robots', BSD-3-Clause)")
     base = at(_origin(context))
     robot = import_urdf(path, context=context, scene=context.scene, use_env=False,
                         fixed_base=True, base_pose=base, place_on_ground=False)

@@ -1,10 +1,15 @@
 """What the examples share: the error a build raises (:class:`ExampleError`), what a build
 returns (:class:`Built`), float64 poses (:func:`pose`, :func:`at`, :func:`frame_z`), keying a
-stored joint value (:func:`key_value`), the frame range of a keyed example, the exact frame of
-a planar joint, and small scene look-ups (joint names, materials)."""
+stored joint value (:func:`key_value`) or any property or channel (:func:`key_path`), the
+frame range of a keyed example, the exact frame of a planar joint, small scene look-ups
+(joint names, materials), and the real robots of the installed example-robot-data
+(:func:`robot_urdf`) with their centre of mass (:func:`centre_of_mass`)."""
 from __future__ import annotations
 
+import sys
+import sysconfig
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -79,6 +84,54 @@ def set_interpolation(ob, path: str, mode: str, handles: str | None = None) -> N
                 if handles is not None:
                     kp.handle_left_type = kp.handle_right_type = handles
             fc.update()
+
+
+def key_path(ob, path: str, frames_values) -> None:
+    """Key ``ob``'s ``location`` or a custom property at ``path`` (its value set first) at
+    ``(frame, value)`` pairs, linearly."""
+    for frame, value in frames_values:
+        if path == "location":
+            ob.location = tuple(value)
+        else:
+            ob.path_resolve(path.rsplit("[", 1)[0])[path.rsplit('"', 2)[1]] = list(value)
+        key_channels(ob, path, float(frame), group="Vart")
+    set_interpolation(ob, path, 'LINEAR')
+
+
+def robots_folder() -> Path | None:
+    """example-robot-data's ``robots`` folder in this Python's site-packages (cmeel's
+    prefix), or None when the package is not installed."""
+    roots = [sysconfig.get_paths()["purelib"]] + [p for p in sys.path if p]
+    for root in roots:
+        folder = Path(root) / "cmeel.prefix" / "share" / "example-robot-data" / "robots"
+        if folder.is_dir():
+            return folder
+    return None
+
+
+def robot_urdf(parts: tuple, robot: str) -> Path:
+    """The URDF at ``parts`` inside example-robot-data's robots folder; :class:`ExampleError`
+    saying how to install the package when it is missing (``robot``: the robot and whose
+    description it is, under which licence: "Go2 (its description is Unitree's, MPL-2.0)")."""
+    folder = robots_folder()
+    path = None if folder is None else folder.joinpath(*parts)
+    if path is None or not path.is_file():
+        raise ExampleError(f"{robot} comes from the package example-robot-data, not shipped "
+                           "with vart: install it into Blender's Python (<blender python> -m "
+                           "pip install example-robot-data), then add the example again")
+    return path
+
+
+def centre_of_mass(links: dict) -> np.ndarray:
+    """A robot's centre of mass (world, m) from its link objects' stored masses."""
+    m, c = [], []
+    for ob in links.values():
+        rec = S.read_object(ob)[0]
+        if rec is not None and rec.mass > 0:
+            T = pose(ob)
+            m.append(rec.mass)
+            c.append(T[:3, :3] @ np.asarray(rec.com) + T[:3, 3])
+    return np.asarray(m) @ np.array(c) / np.sum(m)
 
 
 def _frames(scene, end: int) -> tuple:

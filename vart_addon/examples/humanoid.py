@@ -34,8 +34,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..bridge.animation import key_channels
-from .common import Built, ExampleError, _frames, _origin, at, pose, set_interpolation
-from .quadruped import _key, centre_of_mass, robots_folder
+from .common import (
+    Built,
+    ExampleError,
+    _frames,
+    _origin,
+    at,
+    centre_of_mass,
+    key_path,
+    pose,
+    robot_urdf,
+    set_interpolation,
+)
 from .steps import Steps
 
 #: The robot's URDF inside example-robot-data's robots folder.
@@ -68,20 +78,6 @@ STEP = ((1, 0.0), (SHIFTED, 0.0), (UNLOADED, CLEAR), (UP, LIFT), (HELD, LIFT), (
         (LOADED, 0.0), (FRAMES, 0.0))
 #: Balance is on from SHIFTED to LOADED (frame, on).
 BALANCE_ON = ((1, False), (SHIFTED, True), (LOADED, False))
-INSTALL = ("G1 comes from the package example-robot-data (its description is Unitree's, "
-           "BSD-3-Clause), not shipped with vart: install it into Blender's Python (<blender "
-           "python> -m pip install example-robot-data), then add the example again")
-
-
-def g1_path():
-    """The G1 URDF; :class:`ExampleError` saying how to install it when it is missing."""
-    folder = robots_folder()
-    path = None if folder is None else folder.joinpath(*G1_URDF)
-    if path is None or not path.is_file():
-        raise ExampleError(INSTALL)
-    return path
-
-
 def sole_points(path, link: str = LEFT_FOOT) -> np.ndarray:
     """The bottoms of ``link``'s collision spheres in its frame (n x 3, m): where the sole
     touches the ground when it lies flat (G1's four corners)."""
@@ -122,7 +118,7 @@ def example_g1_lift_foot(context) -> Built:
     """G1: Lift a Foot (see the module doc)."""
     from ..animation.keying import rotation_path
     from ..io_urdf import import_urdf
-    path = g1_path()
+    path = robot_urdf(G1_URDF, "G1 (its description is Unitree's, BSD-3-Clause)")
     o = _origin(context) * (1.0, 1.0, 0.0)  # on the ground (z = 0) under the 3D cursor
     robot = import_urdf(path, context=context, scene=context.scene, use_env=False,
                         q=STANCE, base_pose=at(o + (0.0, 0.0, 0.8)))
@@ -159,11 +155,11 @@ def example_g1_lift_foot(context) -> Built:
         steps.cursor(at(over(0.0)))
         steps.op("set_com_over")
         com_path = '["vart"]["link"]["com_over_point"]'
-        _key(pelvis, com_path, [(f, over(share)) for f, share in COM_OVER])
+        key_path(pelvis, com_path, [(f, over(share)) for f, share in COM_OVER])
         _ease(pelvis, com_path)
         _key_switch(pelvis, "balance", BALANCE_ON)
         p = T_right[:3, 3]
-        _key(step, "location", [(f, p + (0.0, 0.0, h)) for f, h in STEP])
+        key_path(step, "location", [(f, p + (0.0, 0.0, h)) for f, h in STEP])
         _ease(step, "location")
         for f, _h in STEP:  # location keys alone would leave the handle free to turn
             key_channels(step, rotation_path(step), float(f), group="Vart")

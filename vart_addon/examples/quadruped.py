@@ -22,14 +22,9 @@ a fifth of their effort limits, no loaded contact sliding; the MuJoCo replay sta
 """
 from __future__ import annotations
 
-import sys
-import sysconfig
-from pathlib import Path
-
 import numpy as np
 
-from ..bridge.animation import key_channels
-from .common import Built, ExampleError, _frames, _origin, at, pose, set_interpolation
+from .common import Built, _frames, _origin, at, centre_of_mass, key_path, pose, robot_urdf
 from .steps import Steps
 
 #: The robot's URDF inside example-robot-data's robots folder.
@@ -42,60 +37,10 @@ MARGIN = 0.02
 LIFT, CROUCH = 0.08, 0.04
 FEET = ("FL_foot", "FR_foot", "RL_foot", "RR_foot")
 STANDING = ("FL_foot", "RL_foot", "RR_foot")
-INSTALL = ("Go2 comes from the package example-robot-data (its description is Unitree's, "
-           "MPL-2.0), not shipped with vart: install it into Blender's Python (<blender python> -m pip install "
-           "example-robot-data), then add the example again")
-
-
-def robots_folder() -> Path | None:
-    """example-robot-data's ``robots`` folder in this Python's site-packages (cmeel's
-    prefix), or None when the package is not installed."""
-    roots = [sysconfig.get_paths()["purelib"]] + [p for p in sys.path if p]
-    for root in roots:
-        folder = Path(root) / "cmeel.prefix" / "share" / "example-robot-data" / "robots"
-        if folder.is_dir():
-            return folder
-    return None
-
-
-def go2_path() -> Path:
-    """The Go2 URDF; :class:`ExampleError` saying how to install it when it is missing."""
-    folder = robots_folder()
-    path = None if folder is None else folder.joinpath(*GO2_URDF)
-    if path is None or not path.is_file():
-        raise ExampleError(INSTALL)
-    return path
-
-
-def _key(ob, path: str, frames_values) -> None:
-    """Key ``ob``'s property or channel ``path`` (a custom property's value is set first)
-    at ``(frame, value)`` pairs, linearly."""
-    for frame, value in frames_values:
-        if path == "location":
-            ob.location = tuple(value)
-        else:
-            ob.path_resolve(path.rsplit("[", 1)[0])[path.rsplit('"', 2)[1]] = list(value)
-        key_channels(ob, path, float(frame), group="Vart")
-    set_interpolation(ob, path, 'LINEAR')
-
-
-def centre_of_mass(links: dict) -> np.ndarray:
-    """The robot's centre of mass (world, m) from its link objects' stored masses."""
-    from ..bridge import schema as S
-    m, c = [], []
-    for ob in links.values():
-        rec = S.read_object(ob)[0]
-        if rec is not None and rec.mass > 0:
-            T = pose(ob)
-            m.append(rec.mass)
-            c.append(T[:3, :3] @ np.asarray(rec.com) + T[:3, 3])
-    return np.asarray(m) @ np.array(c) / np.sum(m)
-
-
 def example_go2_step(context) -> Built:
     """Go2: Lift a Leg (see the module doc)."""
     from ..io_urdf import import_urdf
-    path = go2_path()
+    path = robot_urdf(GO2_URDF, "Go2 (its description is Unitree's, MPL-2.0)")
     o = _origin(context) * (1.0, 1.0, 0.0)  # on the ground (z = 0) under the 3D cursor
     robot = import_urdf(path, context=context, scene=context.scene, use_env=False,
                         start="srdf", base_pose=at(o + (0.0, 0.0, 0.5)))
@@ -124,9 +69,9 @@ def example_go2_step(context) -> Built:
         steps.op("set_balance", margin=MARGIN)
         steps.cursor(at(lean))
         steps.op("set_com_target")
-        _key(trunk, '["vart"]["link"]["com_target_point"]',
+        key_path(trunk, '["vart"]["link"]["com_target_point"]',
              [(1, lean), (12, low), (36, low), (FRAMES, lean)])
-        _key(step, "location", [(1, p), (12, p), (24, p + (0.0, 0.0, LIFT)), (36, p),
+        key_path(step, "location", [(1, p), (12, p), (24, p + (0.0, 0.0, LIFT)), (36, p),
                                 (FRAMES, p)])
     finally:
         steps.close()

@@ -15,10 +15,11 @@ from vart_addon.bridge import schema as S
 from vart_addon.bridge import tools as TL
 from vart_addon.checks.statics import statics_scene_steps
 from vart_addon.examples import arm as X
+from vart_addon.examples import common as C
 from vart_addon.physics.feasibility import Thresholds
 from vart_addon.shared.frames import run_steps
 
-pytestmark = pytest.mark.skipif(X.robots_folder() is None, reason="example-robot-data")
+pytestmark = pytest.mark.skipif(C.robots_folder() is None, reason="example-robot-data")
 
 
 def world(ob) -> np.ndarray:
@@ -116,7 +117,7 @@ def test_the_bake_replays_in_mujoco_within_the_makers_limits(ur5_baked):
 
 
 def test_without_example_robot_data_it_says_how_to_install_it(vart_registered, monkeypatch):
-    monkeypatch.setattr(X, "robots_folder", lambda: None)
+    monkeypatch.setattr(C, "robots_folder", lambda: None)
     before = {k: set(getattr(bpy.data, k)) for k in ("objects", "collections", "meshes")}
     with pytest.raises(RuntimeError, match="pip install example-robot-data"):
         bpy.ops.vart.add_example(example="ur5_pick_place")
