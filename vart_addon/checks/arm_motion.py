@@ -81,7 +81,7 @@ class ArmMotionReport:
         return head + ". " + "; ".join(parts)
 
 
-def arm_values(lk, obs: dict, joints, frames) -> np.ndarray:
+def arm_values(obs: dict, joints, frames) -> np.ndarray:
     """(frames, joints) values of 1-DoF ``joints`` at ``frames``: their q's F-curve on their
     child link object where keyed, else their stored value."""
     out = np.empty((len(frames), len(joints)))
@@ -106,14 +106,11 @@ def check_arm_motion(scene, tool: str, frame_start: int, frame_end: int, *,
         lk, obs = bridge.linkage, bridge.objects()
         assert lk is not None  # synced
         joints = AB.arm_joints(lk, tool)
-        q = arm_values(lk, obs, joints, frames)
-        saved = lk.model().q_from_joints().copy()
-        try:
-            branches = [AB.branch_of(lk, tool, row) for row in q]
-            labels = [AB.label(lk, tool, b, row) for b, row in zip(branches, q)]
-            manip = np.array([AB.manipulability(lk, tool, row) for row in q])
-        finally:
-            lk.model().q_to_joints(saved)
+        q = arm_values(obs, joints, frames)
+    # (each evaluated at the frame's values: the linkage's own are not changed)
+    branches = [AB.branch_of(lk, tool, row) for row in q]
+    labels = [AB.label(lk, tool, b, row) for b, row in zip(branches, q)]
+    manip = np.array([AB.manipulability(lk, tool, row) for row in q])
     rep = ArmMotionReport(tool, frames, [j.name for j in joints], q, manip, labels, step,
                           min_manipulability)
     dq = np.diff(q, axis=0)
