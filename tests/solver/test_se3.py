@@ -196,6 +196,9 @@ def test_rot_z_and_quaternion():
     ref = np.where(ref[:, :1] < 0, -ref, ref)
     np.testing.assert_allclose(q, ref, atol=1e-14)
     assert (q[:, 0] >= 0).all()
+    # and back: any length, either sign, one or many
+    np.testing.assert_allclose(se3.quat_to_rot(-3.0 * q), R.as_matrix(), atol=1e-14)
+    np.testing.assert_allclose(se3.quat_to_rot(q[7]), R.as_matrix()[7], atol=1e-14)
 
 
 # ---- Jacobians against finite differences ---------------------------------------------------

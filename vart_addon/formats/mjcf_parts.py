@@ -23,10 +23,7 @@ class Visual:
 
 def quat_matrix(q) -> np.ndarray:
     """Rotation matrix of a MuJoCo quaternion (w, x, y, z)."""
-    w, x, y, z = np.asarray(q, float) / np.linalg.norm(q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    return se3.quat_to_rot(q)
 
 
 #: Segments around a tessellated round geom (and rings of a sphere: half as many).

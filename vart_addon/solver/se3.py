@@ -188,6 +188,18 @@ def rot_to_quat(R: np.ndarray) -> np.ndarray:
     return np.where(q[..., :1] < 0, -q, q)
 
 
+def quat_to_rot(q) -> np.ndarray:
+    """Rotation matrices (..., 3, 3) of quaternions (..., 4) ``(w, x, y, z)``, normalised
+    first (:func:`rot_to_quat`'s inverse)."""
+    q = np.asarray(q, dtype=float)
+    w, x, y, z = np.moveaxis(q / np.linalg.norm(q, axis=-1, keepdims=True), -1, 0)
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
+    ], axis=-2)
+
+
 def so3_log(R: np.ndarray) -> np.ndarray:
     """Rotation vectors (..., 3) of rotation matrices, with angle in [0, pi].
 

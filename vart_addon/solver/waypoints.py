@@ -125,11 +125,7 @@ def quat_pose(values, where: str) -> np.ndarray:
     n = float(np.linalg.norm(v[3:]))
     if n < 1e-9:
         raise VartError(f"{where}: the rotation quaternion {v[3:].tolist()} has no length")
-    w, x, y, z = v[3:] / n
-    R = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                  [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                  [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
-    return se3.make_pose(R, v[:3])
+    return se3.make_pose(se3.quat_to_rot(v[3:]), v[:3])
 
 
 def pose_values(T: np.ndarray) -> list[float]:

@@ -121,13 +121,7 @@ class BaseMotion:
 
 def _rot_of(q: np.ndarray) -> np.ndarray:
     """Rotation matrices (n, 3, 3) of quaternions (n, 4) x y z w (normalised first)."""
-    q = q / np.linalg.norm(q, axis=1, keepdims=True)
-    x, y, z, w = q.T
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
-        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
-        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1),
-    ], axis=1)
+    return se3.quat_to_rot(np.asarray(q, float)[:, [3, 0, 1, 2]])
 
 
 def pose_rows(T) -> np.ndarray:
