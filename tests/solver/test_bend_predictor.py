@@ -25,8 +25,10 @@ def P(x, y, angle=0.0):
 
 
 def test_a_steady_drag_is_predicted_needs_fewer_corrections_and_ends_where_it_did(vh):
+    """The bend alone: every first step with the solve's own Jacobians (carried
+    factorizations are tested in test_carried_factorization.py)."""
     steps = [0.5] * 40
-    runs = vh.drag_crank(steps, tol=1e-6)
+    runs = vh.drag_crank(steps, tol=1e-6, carry_factorization=False)
     # The first solve learns the bend, every later one uses it.
     assert runs[0][0].predicted == 0
     assert all(st_.predicted == 1 for st_, *_ in runs[1:])
@@ -125,10 +127,10 @@ def test_no_bend_is_predicted_from_or_for_a_step_of_zero_length():
     from vart_addon.solver.stepper import Stepper
     stepper = Stepper(Settings())
     zero, step = np.zeros(3), np.array([0.1, 0.0, 0.0])
-    gp = SimpleNamespace(bend=(zero, zero, 0.0))
+    gp = SimpleNamespace(bend=(zero, zero, 0.0, 0))
     assert stepper.predicted_bend(gp, zero, 0.0) is None
     assert stepper.predicted_bend(gp, step, step @ step) is None
-    gp.bend = (step, np.array([0.0, 1e-4, 0.0]), step @ step)
+    gp.bend = (step, np.array([0.0, 1e-4, 0.0]), step @ step, 0)
     assert stepper.predicted_bend(gp, zero, 0.0) is None
     longer = 1.5 * step
     np.testing.assert_allclose(stepper.predicted_bend(gp, longer, longer @ longer),

@@ -90,7 +90,10 @@ class GroupProblem:
         self.potential_scale = 1.0  # adaptive multiplier of tau (see potential_rows)
         self.mu = np.zeros(6)  # Levenberg-Marquardt damping per level (adapted by gain ratio)
         self.chord_pays = True  # simplified Newton steps are expected to finish (solver.py)
-        self.bend = None  # the last solve's (first step, bend, |first step|^2), stepper.py
+        # the last solve's (first step, bend, |first step|^2, its factorization's age)
+        self.bend = None  # (stepper.py)
+        self.bends = {}
+        self.carried = None  # [pdls.Stacked, age in solves] for a drag's first step (stepper.py)
         self.structures: dict = {}  # the stacked solve's block structures (block_gram.py)
         # the batches that read goal values (they override Batch.refresh)
         self.value_batches = frozenset(i for i, b in enumerate(self.batches)

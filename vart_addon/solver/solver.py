@@ -31,6 +31,11 @@ misses; what changes is that it usually does not. The result then depends on the
 as well as on the start pose, so the bake turns it off (re-baking part of a range must give
 the same keys).
 
+Carried factorizations (``Settings.carry_factorization``, with the bend): a drag's first step
+may reuse the stacked factorization of a solve up to four frames back instead of Jacobians at
+the frame's start (:meth:`.Stepper.carry`); the bend is scaled for its age. A frame then costs
+one evaluation without Jacobians at its start and one at its trial.
+
 It stops when every level is satisfied (or only potential/posture remain and ask for no
 motion), when an iteration improves no level by more than ``stall_tol`` (an over-constrained
 level has reached its least-squares compromise), or when a budget runs out.
@@ -70,6 +75,7 @@ class Settings:
     max_corrections: int = 5
     simplified_newton: bool = True  # reuse a stacked factorization (see the module doc)
     predict_bend: bool = True  # a drag's first step adds the last solve's bend (module doc)
+    carry_factorization: bool = True  # ... and may reuse an earlier solve's factorization
 
 
 _MAX_CHORDS = 8  # simplified Newton steps per correction
@@ -203,6 +209,7 @@ class Solver:
         status.ms = (time.perf_counter() - t0) * 1e3
         status.simplified = self._stepper.n_simplified
         status.predicted = self._stepper.n_predicted
+        status.carried = self._stepper.n_carried
         status.converged = status.converged and not self._stuck
         return status
 
@@ -211,9 +218,13 @@ class Solver:
         s = self.settings
         last = gp.last
         warm = last is not None and last.q.tobytes() == q.tobytes()  # the very same q
+        carried = None
         if warm:  # only goal values changed
-            # Goal values changed (a drag): a step is likely, so the Jacobians come at once.
-            ev = gp.evaluate(q, jac=True, reuse=last, dirty=gp.value_batches)
+            # Goal values changed (a drag): a step is likely, so the Jacobians come at once,
+            # unless the first step reuses an earlier solve's factorization (Stepper.carry).
+            if self._stepper.carry(gp):
+                carried, steps0 = gp.carried, self._stepper.n_steps
+            ev = gp.evaluate(q, jac=carried is None, reuse=last, dirty=gp.value_batches)
         else:
             ev = gp.evaluate(q, jac=False)
         alpha = 1.0
@@ -263,6 +274,10 @@ class Solver:
             if not improved:
                 reason = "stalled"
                 break
+        if reason != "converged":  # (a least-squares compromise: its factorization says little)
+            gp.carried = None
+        elif carried is not None:
+            self._stepper.carried_missed(gp, carried, self._stepper.n_steps - steps0)
         self._record(gp, ev, it, first_ok, reason, t0, status)
         self._stepper.learn_bend(gp, q_start, ev if it and reason == "converged" else None)
         gp.last = ev
@@ -338,6 +353,9 @@ class Solver:
                     and all(ev.satisfied[:level])):
                 verdict = SHORT  # the level being optimized got worse: a failed LM step
             if verdict == SHORT:
+                if not ev.has_jac:  # a carried first step (Stepper.carry) fell short
+                    self._stepper.unfreeze()
+                    gp.jacobians(ev)
                 if upto > level:  # first drop the lower levels, whose motion may be the cause
                     upto = level
                 else:

@@ -33,12 +33,12 @@ class SolveStatus:
 
     __slots__ = ("_levels", "_pending", "_unreached", "iterations", "ms", "converged",
                  "stalled", "out_of_budget", "groups", "stuck", "simplified", "predicted",
-                 "trace")
+                 "carried", "trace")
 
     def __init__(self, levels: list | None = None, iterations: int = 0, ms: float = 0.0,
                  converged: bool = True, stalled: bool = False, out_of_budget: bool = False,
                  groups: int = 0, stuck: list | None = None, simplified: int = 0,
-                 predicted: int = 0):
+                 predicted: int = 0, carried: int = 0):
         self._levels = levels
         self._pending: list = []
         self._unreached: dict = {}  # filled by deferred work too (see unreached)
@@ -48,6 +48,7 @@ class SolveStatus:
         self.stuck = [] if stuck is None else stuck
         self.simplified = simplified  # simplified Newton steps among iterations and corrections
         self.predicted = predicted  # groups whose first step added the last solve's bend
+        self.carried = carried  # groups whose first step reused an earlier solve's factorization
         self.trace: list | None = None  # Solver.solve(trace=True): TraceRows (.trace)
 
     def defer(self, fill):

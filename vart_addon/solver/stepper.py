@@ -12,6 +12,16 @@ solve ended from the point its first step reached, i.e. the correction that step
 asked for. A drag at steady speed asks for nearly the same one in every frame, so the next
 solve's first step, if it is alike in direction and length, adds it scaled to its length
 squared (:meth:`predicted_bend`): the trial then usually meets ``tol`` without a correction.
+
+With the bend, a drag's first step may also reuse a factorization from an earlier solve
+(:meth:`carry`): the last complete stacked step's, made at most :data:`CARRY_SOLVES` solves
+ago, instead of new Jacobians and a new factorization at the frame's start. Its *age* ``a``
+(solves since it was made) costs accuracy in a known way: with ``J_a dq = -e`` for a step
+``dq`` of about one frame's motion ``v``, the new errors are ``(J - J_a) dq + H(dq, dq) / 2
+~ (a + 1/2) H(v, v)`` (``H``: the errors' second derivative; ``J - J_a ~ a H v`` along a
+steady drag), so the bend learnt at age ``a0`` is scaled by ``(a + 1/2) / (a0 + 1/2)``. A
+carried first step whose trial still needs a correction is not carried again: the next
+solve starts with its own Jacobians.
 """
 from __future__ import annotations
 
@@ -28,6 +38,11 @@ from .sparse_rows import SparseRows, dense
 # wrapper in numpy 1.26: a quarter of a microsecond each).
 _max = np.maximum.reduce
 _any = np.logical_or.reduce
+
+#: A stacked factorization serves the first steps of at most this many later warm solves
+#: (:meth:`Stepper.carry`). On the hexapod drag of the benchmark (tolerance 1e-6), a first
+#: step from a factorization 1 to 8 solves old met it without a correction.
+CARRY_SOLVES = 4
 
 
 class Stepper:
@@ -46,6 +61,10 @@ class Stepper:
         self.step_error = 0.0  # the stacked error norm the last complete step started from
         self.n_simplified = 0  # simplified Newton steps since the reset
         self.n_predicted = 0  # first steps given a predicted bend since the reset
+        self.n_carried = 0  # first steps with an earlier solve's factorization (carry)
+        self.n_steps = 0  # steps since the reset (every call of step)
+        self.carrying = False  # the next step is a carried first step (see carry)
+        self.first_age = 0  # the age of the factorization of the last complete step
         self.complete = None  # the last step's Stacked if it was complete (every level, uncapped)
         self.first = None  # (step, its Stacked) of this solve's first step, if complete
         self.cap = 1.0
@@ -60,11 +79,20 @@ class Stepper:
         (:meth:`frozen_step`, ``self.chorded`` is then set); failing that, its Jacobians."""
         s = self.settings
         self.chorded, self.complete = False, None
+        self.n_steps += 1
+        carried, self.carrying = self.carrying, False
         dq = self.frozen_step(gp, ev, q, upto, damped)
+        if dq is not None and carried:
+            if self.cap == 1.0:  # judged as the complete step it was then
+                self.n_carried += 1
+                self.complete, self.first_age = self.frozen[1], gp.carried[1]
+                return dq
+            dq = self.frozen = None  # too long for an old factorization: new Jacobians
         if dq is not None:
             self.chorded = True
             self.n_simplified += 1
             return dq
+        self.first_age = 0
         if not ev.has_jac:
             gp.jacobians(ev)
         extra: list[float] | None
@@ -96,6 +124,7 @@ class Stepper:
                 if s.simplified_newton and self.complete is not None:
                     self.frozen = (gp, st)
                     self.step_error = math.hypot(*ev.measure)
+                    gp.carried = [st, 0] if s.predict_bend else None
         if part is None and sparse:
             part = block_gram.step(levels, n, s.sigma0, s.lambda_max, extra, gp.structures)
         if part is None:
@@ -152,6 +181,36 @@ class Stepper:
                                     self.settings.lambda_max, extra)
         return levels, part
 
+    def carry(self, gp) -> bool:
+        """Whether the first step of this warm solve of ``gp`` (a drag's next frame: only goal
+        values changed since its last solve, which ended where this one starts) will reuse
+        the factorization of an earlier solve's complete stacked step (``gp.carried``: the
+        factorization and its age in solves, see the module doc); then the start point
+        needs no Jacobians. Only with the settings ``carry_factorization``, ``predict_bend``
+        and ``simplified_newton``, with a bend learnt by the last solve (without it a carried
+        step misses by its whole age), without Levenberg-Marquardt damping or inequality
+        goals that guard a step (:meth:`guarded` needs the Jacobians), and for
+        :data:`CARRY_SOLVES` solves at most."""
+        c = gp.carried
+        s = self.settings
+        if c is None or c[1] >= CARRY_SOLVES or gp.bend is None or gp.mu.any() or gp.guard_batches \
+                or not (s.carry_factorization and s.predict_bend and s.simplified_newton):
+            gp.carried = None
+            return False
+        c[1] += 1
+        self.frozen, self.carrying = (gp, c[0]), True
+        self.step_error = math.inf  # (a new target: frozen_step's expectation does not apply)
+        gp.chord_pays = True
+        return True
+
+    def carried_missed(self, gp, carried, steps: int):
+        """After a solve of ``gp`` whose first step was carried (``carried``: ``gp.carried``
+        then) and which took ``steps`` steps: if the trial of that step was not the end,
+        the next solve starts with its own Jacobians (unless this one made a new
+        factorization, which is then the one carried)."""
+        if steps > 1 and gp.carried is carried:
+            gp.carried = None
+
     def unfreeze(self):
         """The next steps use new Jacobians (a simplified Newton step did not do well)."""
         self.frozen = None
@@ -195,29 +254,31 @@ class Stepper:
     def first_step(self, gp, dq, warm: bool):
         """Note the solve's first step ``dq`` (if :attr:`complete` and the setting is on);
         returns the bend to add to it in a ``warm`` solve (see :meth:`predicted_bend`)."""
-        ok = self.complete is not None and self.settings.predict_bend
-        self.first = (dq, self.complete, float(dq.dot(dq))) if ok else None
-        return self.predicted_bend(gp, dq, self.first[2]) if ok and warm else None
+        st, age = self.complete, self.first_age
+        ok = st is not None and self.settings.predict_bend
+        self.first = (dq, st, float(dq.dot(dq)), age) if ok else None
+        return self.predicted_bend(gp, dq, self.first[2], age) if ok and warm else None
 
     def first_taken(self, dq, alpha: float):
         """The line search took ``alpha dq``: a first step redone or shortened learns nothing."""
         if self.first is not None and (alpha != 1.0 or dq is not self.first[0]):
             self.first = None
 
-    def predicted_bend(self, gp, first, first_sq: float):
+    def predicted_bend(self, gp, first, first_sq: float, age: int = 0):
         """The bend (group columns, coordinates) to add to the first step ``first`` (whose
-        squared length is ``first_sq``), or None:
-        the last solve's bend scaled by ``(|first| / |its first step|)^2`` (curvature is
-        second order), if the two steps point the same way (cosine 0.99) and their lengths
-        are within a factor of two."""
+        squared length is ``first_sq``, made with a factorization ``age`` solves old), or
+        None: the last solve's bend scaled by ``(|first| / |its first step|)^2`` (curvature
+        is second order) and by ``(age + 1/2) / (its age + 1/2)`` (see the module doc), if
+        the two steps point the same way (cosine 0.99) and their lengths are within a
+        factor of two."""
         if gp.bend is None:
             return None
-        d0, c0, d0_sq = gp.bend
+        d0, c0, d0_sq, a0 = gp.bend
         n0, n1 = math.sqrt(d0_sq), math.sqrt(first_sq)
         if not 0.5 * n0 <= n1 <= 2.0 * n0 or n1 == 0.0 or float(first.dot(d0)) < 0.99 * n0 * n1:
             return None
         self.n_predicted += 1
-        return c0 * (n1 / n0) ** 2
+        return c0 * (first_sq / d0_sq * (age + 0.5) / (a0 + 0.5))
 
     def learn_bend(self, gp, q_start, end):
         """Remember ``gp``'s bend: where the converged evaluation ``end`` lies from the point
@@ -229,7 +290,7 @@ class Stepper:
         gp.bend = None
         if self.first is None or end is None:
             return
-        first, st, first_sq = self.first
+        first, st, first_sq, age = self.first
         c = end.q - gp.advance(q_start, first)
         c = c if gp.all_cols else c.take(gp.cols)
         es = [end.levels[k][0] for k in gp.active_levels]
@@ -237,7 +298,7 @@ class Stepper:
         if rhs.size == st.n_rows:
             c -= st.solve(rhs)
         if c.dot(c) <= 0.25 * first_sq:
-            gp.bend = (first, c, first_sq)
+            gp.bend = (first, c, first_sq, age)
 
     def capped(self, part: np.ndarray) -> np.ndarray:
         """``part`` scaled so no DoF moves more than ``max_step``; the scale is kept in
