@@ -149,6 +149,37 @@ class Stacked:
         r = rhs if self.keep is None else rhs[self.keep]
         return self.J.T.dot(self.Ginv.dot(r))
 
+    def secant(self, dq: np.ndarray, de: np.ndarray) -> "Stacked | None":
+        """These rows after Broyden's rank-one update along a step ``dq`` (n,) that changed
+        the errors by ``de`` (all ``n_rows``): ``J' = J + (de - J dq) dq^T / |dq|^2``, so
+        ``J' dq = de`` (the rows see the step as it really went) and ``J'`` acts as ``J``
+        across it. Its Gram inverse by Woodbury's identity: ``J' J'^T`` is ``G`` plus a
+        rank-two term ``[u, J w] [[w.w, 1], [1, 0]] [u, J w]^T`` (``u = de - J dq``,
+        ``w = dq / |dq|^2``), so the update costs products with ``G^-1`` and a 2x2 inverse
+        instead of a factorization. None when that 2x2 matrix is singular (the updated rows
+        are); ``self`` for a step of zero length."""
+        J = self.J
+        if J is None:
+            return None
+        r = de if self.keep is None else de[self.keep]
+        s2 = float(dq.dot(dq))
+        if s2 == 0.0:
+            return self
+        V = np.empty((J.shape[0], 2))
+        Jd = V[:, 1] = J.dot(dq)
+        u = V[:, 0] = r - Jd
+        AB = self.Ginv.dot(V)  # G^-1 u, G^-1 J dq
+        (uu, ub), (_, bb) = V.T.dot(AB).tolist()
+        # M = C^-1 + [u, Jw]^T G^-1 [u, Jw], C^-1 = [[0, 1], [1, -w.w]], Jw = J dq / s2
+        m00, m01, m11 = uu, ub / s2 + 1.0, (bb / s2 - 1.0) / s2
+        det = m00 * m11 - m01 * m01
+        if not abs(det) > 1e-12 * (abs(m00 * m11) + m01 * m01):
+            return None
+        k = 1.0 / det  # M^-1, with the 1 / s2 of Jw on its second row and column
+        Minv = np.array([[k * m11, -k * m01 / s2], [-k * m01 / s2, k * m00 / (s2 * s2)]])
+        return Stacked(J + u[:, None] * (dq / s2), self.Ginv - AB.dot(Minv).dot(AB.T),
+                       self.keep, self.n_rows, self.n)
+
 
 def stacked(levels, n: int, sigma0: float = 1e-3, cache: dict | None = None,
             sparse: bool | None = None):

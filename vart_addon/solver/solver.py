@@ -32,9 +32,10 @@ as well as on the start pose, so the bake turns it off (re-baking part of a rang
 the same keys).
 
 Carried factorizations (``Settings.carry_factorization``, with the bend): a drag's first step
-may reuse the stacked factorization of a solve up to four frames back instead of Jacobians at
-the frame's start (:meth:`.Stepper.carry`); the bend is scaled for its age. A frame then costs
-one evaluation without Jacobians at its start and one at its trial.
+may reuse the stacked factorization of a solve up to sixteen solves back, brought along by a
+secant update after each solve, instead of Jacobians at the frame's start
+(:meth:`.Stepper.carry`). A frame then costs one evaluation without Jacobians at its start
+and one at its trial.
 
 It stops when every level is satisfied (or only potential/posture remain and ask for no
 motion), when an iteration improves no level by more than ``stall_tol`` (an over-constrained

@@ -14,13 +14,17 @@ solve's first step, if it is alike in direction and length, adds it scaled to it
 squared (:meth:`predicted_bend`): the trial then usually meets ``tol`` without a correction.
 
 With the bend, a drag's first step may also reuse a factorization from an earlier solve
-(:meth:`carry`): the last complete stacked step's, made at most :data:`CARRY_SOLVES` solves
-ago, instead of new Jacobians and a new factorization at the frame's start. Its *age* ``a``
-(solves since it was made) costs accuracy in a known way: with ``J_a dq = -e`` for a step
-``dq`` of about one frame's motion ``v``, the new errors are ``(J - J_a) dq + H(dq, dq) / 2
-~ (a + 1/2) H(v, v)`` (``H``: the errors' second derivative; ``J - J_a ~ a H v`` along a
-steady drag), so the bend learnt at age ``a0`` is scaled by ``(a + 1/2) / (a0 + 1/2)``. A
-carried first step whose trial still needs a correction is not carried again: the next
+(:meth:`carry`) instead of new Jacobians and a new factorization at the frame's start: the
+last complete stacked step's, made at most :data:`CARRY_SOLVES` solves ago and brought along
+the drag after every solve by Broyden's secant update (:meth:`.pdls.Stacked.secant`: the rows
+learn how the errors really changed over the solve's whole motion, at the cost of products
+with the Gram inverse). What that costs in accuracy is known: with rows ``J'`` and
+``J' dq = -e`` for a step ``dq`` of about one frame's motion ``v``, the new errors are
+``(J - J') dq + H(dq, dq) / 2`` (``H``: the errors' second derivative). Along ``v``, ``J'``
+is the mean Jacobian of the last frame, about ``J`` half a frame back, so that is ``~ H(v,
+v)``: twice the ``H(v, v) / 2`` of a step with this point's own Jacobians, whatever the
+factorization's age. A bend learnt by one kind of step is scaled by 2 or 1/2 for the other.
+A carried first step whose trial still needs a correction is not carried again: the next
 solve starts with its own Jacobians.
 """
 from __future__ import annotations
@@ -31,7 +35,7 @@ import numpy as np
 
 from . import block_gram
 from . import goals as G
-from .pdls import prioritized_step, stack_rhs, stacked
+from .pdls import Stacked, prioritized_step, stack_rhs, stacked
 from .sparse_rows import SparseRows, dense
 
 # Reductions called on every step, as ufuncs (``a.max()`` and ``a.any()`` go through a Python
@@ -40,9 +44,12 @@ _max = np.maximum.reduce
 _any = np.logical_or.reduce
 
 #: A stacked factorization serves the first steps of at most this many later warm solves
-#: (:meth:`Stepper.carry`). On the hexapod drag of the benchmark (tolerance 1e-6), a first
-#: step from a factorization 1 to 8 solves old met it without a correction.
-CARRY_SOLVES = 4
+#: (:meth:`Stepper.carry`); then the Jacobians are new and the conditioning proven again.
+CARRY_SOLVES = 16
+
+#: The second-order miss of a first step, in ``H(v, v)`` (module doc): with this point's own
+#: Jacobians, with a carried factorization.
+_MISS = {False: 0.5, True: 1.0}
 
 
 class Stepper:
@@ -64,7 +71,8 @@ class Stepper:
         self.n_carried = 0  # first steps with an earlier solve's factorization (carry)
         self.n_steps = 0  # steps since the reset (every call of step)
         self.carrying = False  # the next step is a carried first step (see carry)
-        self.first_age = 0  # the age of the factorization of the last complete step
+        self.carried_step = False  # the last step was a carried first step
+        self.rhs = None  # the stacked right-hand side of the last complete step
         self.complete = None  # the last step's Stacked if it was complete (every level, uncapped)
         self.first = None  # (step, its Stacked) of this solve's first step, if complete
         self.cap = 1.0
@@ -80,19 +88,18 @@ class Stepper:
         s = self.settings
         self.chorded, self.complete = False, None
         self.n_steps += 1
-        carried, self.carrying = self.carrying, False
+        carried, self.carrying, self.carried_step = self.carrying, False, False
         dq = self.frozen_step(gp, ev, q, upto, damped)
         if dq is not None and carried:
             if self.cap == 1.0:  # judged as the complete step it was then
                 self.n_carried += 1
-                self.complete, self.first_age = self.frozen[1], gp.carried[1]
+                self.complete, self.carried_step = self.frozen[1], True
                 return dq
             dq = self.frozen = None  # too long for an old factorization: new Jacobians
         if dq is not None:
             self.chorded = True
             self.n_simplified += 1
             return dq
-        self.first_age = 0
         if not ev.has_jac:
             gp.jacobians(ev)
         extra: list[float] | None
@@ -118,13 +125,15 @@ class Stepper:
             st = stacked(levels, n, s.sigma0, gp.structures, sparse)
             self.stack_hint = st is not None  # a conflict: do not retry in this solve
             if st is not None:
-                part = st.solve(stack_rhs(levels))
+                self.rhs = stack_rhs(levels)
+                part = st.solve(self.rhs)
                 if upto >= gp.active_levels[-1] and not gp.active[G.POTENTIAL]:
                     self.complete = st
                 if s.simplified_newton and self.complete is not None:
                     self.frozen = (gp, st)
                     self.step_error = math.hypot(*ev.measure)
-                    gp.carried = [st, 0] if s.predict_bend else None
+                    # (a dense stack: the secant update is written for its rows)
+                    gp.carried = [st, 0] if s.predict_bend and type(st) is Stacked else None
         if part is None and sparse:
             part = block_gram.step(levels, n, s.sigma0, s.lambda_max, extra, gp.structures)
         if part is None:
@@ -188,7 +197,7 @@ class Stepper:
         factorization and its age in solves, see the module doc); then the start point
         needs no Jacobians. Only with the settings ``carry_factorization``, ``predict_bend``
         and ``simplified_newton``, with a bend learnt by the last solve (without it a carried
-        step misses by its whole age), without Levenberg-Marquardt damping or inequality
+        step misses by its whole second-order term), without Levenberg-Marquardt damping or inequality
         goals that guard a step (:meth:`guarded` needs the Jacobians), and for
         :data:`CARRY_SOLVES` solves at most."""
         c = gp.carried
@@ -242,6 +251,7 @@ class Stepper:
         rhs = -(es[0] if len(es) == 1 else np.concatenate(es))
         if rhs.size != fz[1].n_rows:  # the rows changed (closure limits became active)
             return None
+        self.rhs = rhs
         dq = self.capped(fz[1].solve(rhs))
         if gp.limited:
             qc = q if gp.all_cols else q.take(gp.cols)
@@ -254,31 +264,31 @@ class Stepper:
     def first_step(self, gp, dq, warm: bool):
         """Note the solve's first step ``dq`` (if :attr:`complete` and the setting is on);
         returns the bend to add to it in a ``warm`` solve (see :meth:`predicted_bend`)."""
-        st, age = self.complete, self.first_age
+        st, carried = self.complete, self.carried_step
         ok = st is not None and self.settings.predict_bend
-        self.first = (dq, st, float(dq.dot(dq)), age) if ok else None
-        return self.predicted_bend(gp, dq, self.first[2], age) if ok and warm else None
+        self.first = (dq, st, float(dq.dot(dq)), carried, self.rhs) if ok else None
+        return self.predicted_bend(gp, dq, self.first[2], carried) if ok and warm else None
 
     def first_taken(self, dq, alpha: float):
         """The line search took ``alpha dq``: a first step redone or shortened learns nothing."""
         if self.first is not None and (alpha != 1.0 or dq is not self.first[0]):
             self.first = None
 
-    def predicted_bend(self, gp, first, first_sq: float, age: int = 0):
+    def predicted_bend(self, gp, first, first_sq: float, carried: bool = False):
         """The bend (group columns, coordinates) to add to the first step ``first`` (whose
-        squared length is ``first_sq``, made with a factorization ``age`` solves old), or
+        squared length is ``first_sq``; ``carried``: made with a carried factorization), or
         None: the last solve's bend scaled by ``(|first| / |its first step|)^2`` (curvature
-        is second order) and by ``(age + 1/2) / (its age + 1/2)`` (see the module doc), if
-        the two steps point the same way (cosine 0.99) and their lengths are within a
-        factor of two."""
+        is second order), and by 2 or 1/2 if one of the two steps was carried and the other
+        not (see the module doc), if the two steps point the same way (cosine 0.99) and
+        their lengths are within a factor of two."""
         if gp.bend is None:
             return None
-        d0, c0, d0_sq, a0 = gp.bend
+        d0, c0, d0_sq, carried0 = gp.bend
         n0, n1 = math.sqrt(d0_sq), math.sqrt(first_sq)
         if not 0.5 * n0 <= n1 <= 2.0 * n0 or n1 == 0.0 or float(first.dot(d0)) < 0.99 * n0 * n1:
             return None
         self.n_predicted += 1
-        return c0 * (first_sq / d0_sq * (age + 0.5) / (a0 + 0.5))
+        return c0 * (first_sq / d0_sq * _MISS[carried] / _MISS[carried0])
 
     def learn_bend(self, gp, q_start, end):
         """Remember ``gp``'s bend: where the converged evaluation ``end`` lies from the point
@@ -286,11 +296,14 @@ class Stepper:
         own errors (within ``tol``) still ask for with the first step's factorization, so the
         bend learnt is not only as exact as the tolerance. No first step or no ``end``:
         forget it. A bend longer than half the step is no second-order term (a rotation
-        vector wrapped, a limit clamped)."""
+        vector wrapped, a limit clamped).
+
+        The factorization of that first step, if it is the one carried, takes the solve's
+        secant update (:meth:`.pdls.Stacked.secant`)."""
         gp.bend = None
         if self.first is None or end is None:
             return
-        first, st, first_sq, age = self.first
+        first, st, first_sq, carried, start_rhs = self.first
         c = end.q - gp.advance(q_start, first)
         c = c if gp.all_cols else c.take(gp.cols)
         es = [end.levels[k][0] for k in gp.active_levels]
@@ -298,7 +311,12 @@ class Stepper:
         if rhs.size == st.n_rows:
             c -= st.solve(rhs)
         if c.dot(c) <= 0.25 * first_sq:
-            gp.bend = (first, c, first_sq, age)
+            gp.bend = (first, c, first_sq, carried)
+        if gp.carried is not None and gp.carried[0] is st and rhs.size == st.n_rows:
+            # the secant update over the whole solve (module doc): errors at end - at start
+            dq = end.q - q_start
+            new = st.secant(dq if gp.all_cols else dq.take(gp.cols), rhs + start_rhs)
+            gp.carried = None if new is None else [new, gp.carried[1]]
 
     def capped(self, part: np.ndarray) -> np.ndarray:
         """``part`` scaled so no DoF moves more than ``max_step``; the scale is kept in
