@@ -93,6 +93,7 @@ class GroupProblem:
         # the last solve's (first step, bend, |first step|^2, its factorization's age)
         self.bend = None  # (stepper.py)
         self.bends = {}
+        self.fresh_steps = 1  # steps of its last warm solve without a carried step (stepper.py)
         self.carried = None  # [pdls.Stacked, age in solves] for a drag's first step (stepper.py)
         self.structures: dict = {}  # the stacked solve's block structures (block_gram.py)
         # the batches that read goal values (they override Batch.refresh)

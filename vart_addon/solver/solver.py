@@ -32,7 +32,7 @@ as well as on the start pose, so the bake turns it off (re-baking part of a rang
 the same keys).
 
 Carried factorizations (``Settings.carry_factorization``, with the bend): a drag's first step
-may reuse the stacked factorization of a solve up to sixteen solves back, brought along by a
+may reuse the stacked factorization of one of the two solves before, brought along by a
 secant update after each solve, instead of Jacobians at the frame's start
 (:meth:`.Stepper.carry`). A frame then costs one evaluation without Jacobians at its start
 and one at its trial.
@@ -219,12 +219,12 @@ class Solver:
         s = self.settings
         last = gp.last
         warm = last is not None and last.q.tobytes() == q.tobytes()  # the very same q
-        carried = None
+        carried, steps0 = None, self._stepper.n_steps
         if warm:  # only goal values changed
             # Goal values changed (a drag): a step is likely, so the Jacobians come at once,
             # unless the first step reuses an earlier solve's factorization (Stepper.carry).
             if self._stepper.carry(gp):
-                carried, steps0 = gp.carried, self._stepper.n_steps
+                carried = gp.carried
             ev = gp.evaluate(q, jac=carried is None, reuse=last, dirty=gp.value_batches)
         else:
             ev = gp.evaluate(q, jac=False)
@@ -277,7 +277,7 @@ class Solver:
                 break
         if reason != "converged":  # (a least-squares compromise: its factorization says little)
             gp.carried = None
-        elif carried is not None:
+        elif warm:
             self._stepper.carried_missed(gp, carried, self._stepper.n_steps - steps0)
         self._record(gp, ev, it, first_ok, reason, t0, status)
         self._stepper.learn_bend(gp, q_start, ev if it and reason == "converged" else None)

@@ -45,7 +45,12 @@ _any = np.logical_or.reduce
 
 #: A stacked factorization serves the first steps of at most this many later warm solves
 #: (:meth:`Stepper.carry`); then the Jacobians are new and the conditioning proven again.
-CARRY_SOLVES = 16
+#: The secant update keeps the rows right along the drag, not across it: a carried step is
+#: least-norm for rows that are older there, and redundant joints drift from the
+#: minimum-norm motion with the age. A 4-revolute arm's tip dragged 40 steps ended 0.0110
+#: rad from that motion's path with 2 (0.0113 with its own Jacobians every solve; 0.0128
+#: with 4, 0.0266 with 16: test_bend_predictor.py).
+CARRY_SOLVES = 2
 
 #: The second-order miss of a first step, in ``H(v, v)`` (module doc): with this point's own
 #: Jacobians, with a carried factorization.
@@ -213,11 +218,16 @@ class Stepper:
         return True
 
     def carried_missed(self, gp, carried, steps: int):
-        """After a solve of ``gp`` whose first step was carried (``carried``: ``gp.carried``
-        then) and which took ``steps`` steps: if the trial of that step was not the end,
-        the next solve starts with its own Jacobians (unless this one made a new
-        factorization, which is then the one carried)."""
-        if steps > 1 and gp.carried is carried:
+        """After a converged warm solve of ``gp`` that took ``steps`` steps; ``carried``:
+        the factorization its first step carried (``gp.carried`` then), or None. A solve
+        with its own Jacobians at the start sets how many steps a frame takes
+        (``gp.fresh_steps``: a tolerance of 1e-9 asks for a correction after the predicted
+        trial, 1e-6 mostly not). A carried solve that took more (its trial missed where a
+        fresh one would not have) makes the next solve start with its own Jacobians, unless
+        it made a new factorization itself, which is then the one carried."""
+        if carried is None:
+            gp.fresh_steps = steps
+        elif steps > gp.fresh_steps and gp.carried is carried:
             gp.carried = None
 
     def unfreeze(self):
