@@ -90,9 +90,8 @@ class GroupProblem:
         self.potential_scale = 1.0  # adaptive multiplier of tau (see potential_rows)
         self.mu = np.zeros(6)  # Levenberg-Marquardt damping per level (adapted by gain ratio)
         self.chord_pays = True  # simplified Newton steps are expected to finish (solver.py)
-        # the last solve's (first step, bend, |first step|^2, its factorization's age)
+        # the last solve's (first step, bend, |first step|^2, whether that step was carried)
         self.bend = None  # (stepper.py)
-        self.bends = {}
         self.fresh_steps = 1  # steps of its last warm solve without a carried step (stepper.py)
         self.carried = None  # [pdls.Stacked, age in solves] for a drag's first step (stepper.py)
         self.structures: dict = {}  # the stacked solve's block structures (block_gram.py)

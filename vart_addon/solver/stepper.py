@@ -24,8 +24,8 @@ with the Gram inverse). What that costs in accuracy is known: with rows ``J'`` a
 is the mean Jacobian of the last frame, about ``J`` half a frame back, so that is ``~ H(v,
 v)``: twice the ``H(v, v) / 2`` of a step with this point's own Jacobians, whatever the
 factorization's age. A bend learnt by one kind of step is scaled by 2 or 1/2 for the other.
-A carried first step whose trial still needs a correction is not carried again: the next
-solve starts with its own Jacobians.
+A carried solve that needs more steps than the last one with its own Jacobians did (its
+trial missed) is not carried again: the next solve starts with its own Jacobians.
 """
 from __future__ import annotations
 
@@ -79,7 +79,9 @@ class Stepper:
         self.carried_step = False  # the last step was a carried first step
         self.rhs = None  # the stacked right-hand side of the last complete step
         self.complete = None  # the last step's Stacked if it was complete (every level, uncapped)
-        self.first = None  # (step, its Stacked) of this solve's first step, if complete
+        # (step, its Stacked, |step|^2, carried, its right-hand side) of this solve's first
+        # step, if complete
+        self.first = None
         self.cap = 1.0
 
     def step(self, gp, ev, q, upto: int, damped: bool = True) -> np.ndarray:
@@ -138,7 +140,8 @@ class Stepper:
                     self.frozen = (gp, st)
                     self.step_error = math.hypot(*ev.measure)
                     # (a dense stack: the secant update is written for its rows)
-                    gp.carried = [st, 0] if s.predict_bend and type(st) is Stacked else None
+                    gp.carried = [st, 0] if s.predict_bend and s.carry_factorization \
+                        and type(st) is Stacked else None
         if part is None and sparse:
             part = block_gram.step(levels, n, s.sigma0, s.lambda_max, extra, gp.structures)
         if part is None:
@@ -201,14 +204,14 @@ class Stepper:
         the factorization of an earlier solve's complete stacked step (``gp.carried``: the
         factorization and its age in solves, see the module doc); then the start point
         needs no Jacobians. Only with the settings ``carry_factorization``, ``predict_bend``
-        and ``simplified_newton``, with a bend learnt by the last solve (without it a carried
-        step misses by its whole second-order term), without Levenberg-Marquardt damping or inequality
-        goals that guard a step (:meth:`guarded` needs the Jacobians), and for
-        :data:`CARRY_SOLVES` solves at most."""
+        and ``simplified_newton``, with a bend learnt by the last solve (without it a
+        carried step misses by its whole second-order term), without Levenberg-Marquardt
+        damping or inequality goals that guard a step (:meth:`guarded` needs the
+        Jacobians), and for :data:`CARRY_SOLVES` solves at most."""
         c = gp.carried
         s = self.settings
-        if c is None or c[1] >= CARRY_SOLVES or gp.bend is None or gp.mu.any() or gp.guard_batches \
-                or not (s.carry_factorization and s.predict_bend and s.simplified_newton):
+        if c is None or c[1] >= CARRY_SOLVES or gp.bend is None or gp.mu.any() \
+                or gp.guard_batches or not (s.carry_factorization and s.predict_bend and s.simplified_newton):
             gp.carried = None
             return False
         c[1] += 1
@@ -308,8 +311,8 @@ class Stepper:
         forget it. A bend longer than half the step is no second-order term (a rotation
         vector wrapped, a limit clamped).
 
-        The factorization of that first step, if it is the one carried, takes the solve's
-        secant update (:meth:`.pdls.Stacked.secant`)."""
+        The factorization of that first step, if it is the one carried and may serve
+        another solve, takes the solve's secant update (:meth:`.pdls.Stacked.secant`)."""
         gp.bend = None
         if self.first is None or end is None:
             return
@@ -322,7 +325,9 @@ class Stepper:
             c -= st.solve(rhs)
         if c.dot(c) <= 0.25 * first_sq:
             gp.bend = (first, c, first_sq, carried)
-        if gp.carried is not None and gp.carried[0] is st and rhs.size == st.n_rows:
+        if gp.carried is not None and gp.carried[1] >= CARRY_SOLVES:
+            gp.carried = None  # (the next solve will not carry it: no update for nothing)
+        elif gp.carried is not None and gp.carried[0] is st and rhs.size == st.n_rows:
             # the secant update over the whole solve (module doc): errors at end - at start
             dq = end.q - q_start
             new = st.secant(dq if gp.all_cols else dq.take(gp.cols), rhs + start_rhs)
