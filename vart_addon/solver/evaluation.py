@@ -142,8 +142,9 @@ class GroupProblem:
 
     def raise_damping(self, ev: "Evaluation", level: int, factor: float):
         """Levenberg-Marquardt: more damping on ``level`` (floor: 1e-3 of the level's largest
-        squared row norm, so the damping has the Jacobian's units)."""
-        J = ev.levels[level][1]
+        squared row norm, so the damping has the Jacobian's units). ``ev`` gets its
+        Jacobians if it has none (a carried first step's start point, stepper.py)."""
+        J = self.jacobians(ev).levels[level][1]
         floor = 1e-3 * float(SR.row_norms2(J).max(initial=1.0))
         self.mu[level] = min(max(factor * self.mu[level], floor), 1e12)
 

@@ -278,7 +278,7 @@ class Solver:
         if reason != "converged":  # (a least-squares compromise: its factorization says little)
             gp.carried = None
         elif warm:
-            self._stepper.carried_missed(gp, carried, self._stepper.n_steps - steps0)
+            self._stepper.judge_carry(gp, carried, self._stepper.n_steps - steps0)
         self._record(gp, ev, it, first_ok, reason, t0, status)
         self._stepper.learn_bend(gp, q_start, ev if it and reason == "converged" else None)
         gp.last = ev
@@ -354,9 +354,6 @@ class Solver:
                     and all(ev.satisfied[:level])):
                 verdict = SHORT  # the level being optimized got worse: a failed LM step
             if verdict == SHORT:
-                if not ev.has_jac:  # a carried first step (Stepper.carry) fell short
-                    self._stepper.unfreeze()
-                    gp.jacobians(ev)
                 if upto > level:  # first drop the lower levels, whose motion may be the cause
                     upto = level
                 else:

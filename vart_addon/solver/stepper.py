@@ -220,7 +220,7 @@ class Stepper:
         gp.chord_pays = True
         return True
 
-    def carried_missed(self, gp, carried, steps: int):
+    def judge_carry(self, gp, carried, steps: int):
         """After a converged warm solve of ``gp`` that took ``steps`` steps; ``carried``:
         the factorization its first step carried (``gp.carried`` then), or None. A solve
         with its own Jacobians at the start sets how many steps a frame takes
