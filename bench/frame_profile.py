@@ -132,14 +132,73 @@ def profile(name: str, passes: int) -> str:
     return "\n".join(lines)
 
 
+def floor(name: str, passes: int) -> str:
+    """The numeric floor of a carried drag frame: only the work such a frame cannot skip, the
+    solver's own kernels called in a row with none of the solve loop around them (levels,
+    acceptance, trust region, status, bookkeeping): the target set through the API and read,
+    the start's target rows, the carried solve, the bend added, the trial's forward
+    kinematics and rows and their norms, the bend learnt and the secant update, the result
+    written to the joints. Each pass drags on from where the last left the linkage, the same
+    factorization carried along by the update (not judged: the figure is the work, not the
+    result). Per frame the fastest of the passes, then the median over frames, with the
+    update and without (frames of age 1 and 2 in a drag)."""
+    import math
+
+    prob = vb.BenchProblem(name)
+    start = prob.get_state()
+    f0 = 0
+    while True:  # drag until a factorization is carried (the solver's own frames)
+        prob.solve_frame(f0)
+        f0 += 1
+        gp = prob.solver._analysis()[0]
+        if gp.carried is not None and gp.bend is not None:
+            break
+    st, bend, model = gp.carried[0], gp.bend[1], prob.lk.model()
+    last = gp.last
+    frames = range(f0, prob.n_frames)
+    times = {True: np.full((passes, len(frames)), np.inf), False: np.full((passes, len(frames)), np.inf)}
+    for p in range(passes):
+        for with_update in (True, False):
+            for i, f in enumerate(frames):
+                t = time.perf_counter()
+                prob.lk.set_link_target(prob.drag["frame"], prob.target_pose(f), mask=prob._drag_mask)
+                for b in gp.value_batches:
+                    gp.batches[b].refresh()
+                q0, s0 = last.q, last.state
+                e0 = np.concatenate([gp.batches[b].rows(s0, False)[0] if b in gp.value_batches
+                                     else r[0] for b, r in enumerate(last.rows)])
+                dq = st.solve(-e0)
+                q1 = gp.advance(q0, dq, bend)
+                s1 = goals.State(q1, model.fk(q1), None)
+                rows = [b.rows(s1, False) for b in gp.batches]
+                e1 = np.concatenate([r[0] for r in rows])
+                measures = [math.sqrt(e.dot(e)) for e in (r[0] for r in rows)]  # noqa: F841
+                c = q1 - gp.advance(q0, dq)
+                c -= st.solve(e1)
+                if with_update:
+                    st = st.secant(q1 - q0, e1 - e0) or st
+                model.q_to_joints(q1)
+                times[with_update][p, i] = time.perf_counter() - t
+                last = evaluation.Evaluation()
+                last.q, last.state, last.rows = q1, s1, rows
+    prob.set_state(start)
+    us = {k: 1e6 * float(np.median(v.min(axis=0))) for k, v in times.items()}
+    return (f"{name}: floor of a carried frame {us[True]:.0f} us with the secant update, "
+            f"{us[False]:.0f} us without (median over {len(frames)} frames, fastest of {passes})")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--problem", action="append", choices=vb.PROBLEM_NAMES,
                     help="problem (repeatable; default: P1_hexapod and P2_fourbar_chain)")
     ap.add_argument("--passes", type=int, default=5, help="passes over the path per timing")
+    ap.add_argument("--floor", action="store_true",
+                    help="also the numeric floor of a carried frame (see floor())")
     args = ap.parse_args(argv)
     for name in args.problem or ["P1_hexapod", "P2_fourbar_chain"]:
         print(profile(name, max(1, args.passes)), end="\n\n", flush=True)
+        if args.floor:
+            print(floor(name, max(1, args.passes)), end="\n\n", flush=True)
     return 0
 
 

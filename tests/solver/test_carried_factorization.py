@@ -146,8 +146,10 @@ def test_no_factorization_is_carried_for_goals_that_guard_a_step_or_with_damping
     bend = (np.ones(2), np.zeros(2), 2.0, 0)
 
     def group(**kw):
-        return SimpleNamespace(**{"carried": [object(), 0], "bend": bend, "mu": np.zeros(6),
-                                  "guard_batches": [], "chord_pays": False, **kw})
+        g = SimpleNamespace(**{"carried": [object(), 0], "bend": bend, "mu": np.zeros(6),
+                               "guard_batches": [], "chord_pays": False, **kw})
+        g.damped = lambda: bool(g.mu.any())
+        return g
     gp = group()
     assert stepper.carry(gp) and gp.carried[1] == 1 and gp.chord_pays
     assert not stepper.carry(group(guard_batches=["balance"]))
@@ -175,25 +177,36 @@ def test_a_bend_is_scaled_between_carried_and_own_jacobians():
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_the_secant_update_is_broydens_with_the_gram_inverse_of_its_rows(seed):
-    """``Stacked.secant``: rows ``J' = J + (de - J dq) dq^T / |dq|^2`` (so ``J' dq = de``), and
-    its Gram inverse by Woodbury equals the inverse of ``J' J'^T`` computed afresh."""
+def test_the_secant_update_is_the_inverse_broyden_update_of_the_minimum_norm_inverse(seed):
+    """``Stacked``: the stack's minimum-norm right inverse (the pseudo-inverse of full-rank
+    rows; a structurally zero row dropped). ``Stacked.secant``: ``P' = P + (dq - P de) de^T /
+    |de|^2``, so ``P' de = dq`` and any change of the errors orthogonal to ``de`` is answered
+    as before."""
     rng = np.random.default_rng(seed)
     J = rng.standard_normal((7, 12))
+    J[5] = 0.0  # (a structurally inactive row: its error is not a row of the inverse)
     st = pdls.stacked([(J[:4], np.zeros(4)), (J[4:], np.zeros(3))], 12)
-    dq, de = 0.01 * rng.standard_normal(12), 0.01 * rng.standard_normal(7)
+    kept = np.delete(np.arange(7), 5)
+    np.testing.assert_allclose(st.P, np.linalg.pinv(J[kept]), atol=1e-12)
+    de = 0.01 * rng.standard_normal(7)
+    dq = st.solve(de) + 1e-4 * rng.standard_normal(12)  # the linear answer and a curvature
     new = st.secant(dq, de)
-    J2 = J + np.outer(de - J @ dq, dq) / (dq @ dq)
-    np.testing.assert_allclose(new.J, J2, atol=1e-14)
-    np.testing.assert_allclose(new.J @ dq, de, atol=1e-14)
-    np.testing.assert_allclose(new.Ginv, np.linalg.inv(J2 @ J2.T), rtol=1e-9, atol=1e-12)
-    rhs = rng.standard_normal(7)
-    np.testing.assert_allclose(new.solve(rhs), np.linalg.pinv(J2) @ rhs, atol=1e-10)
-    assert st.secant(np.zeros(12), de) is st  # no motion: nothing learnt
+    x = dq - st.P @ de[kept]
+    np.testing.assert_allclose(new.P, st.P + np.outer(x, de[kept]) / (de[kept] @ de[kept]),
+                               atol=1e-15)
+    np.testing.assert_allclose(new.solve(de), dq, atol=1e-15)
+    r = rng.standard_normal(7)
+    r[kept] -= (r[kept] @ de[kept]) / (de[kept] @ de[kept]) * de[kept]  # orthogonal to de
+    np.testing.assert_allclose(new.solve(r), st.solve(r), atol=1e-14)
+    assert st.secant(dq, np.zeros(7)) is st  # the errors did not change: nothing learnt
 
 
-def test_a_secant_update_that_makes_the_rows_singular_is_refused():
+def test_a_secant_update_that_is_mostly_no_correction_is_refused():
+    """A motion that the rows do not explain (here along their null space) is no
+    correction of the inverse: the update is refused; one within half the motion is not."""
     J = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
     st = pdls.stacked([(J, np.zeros(2))], 3)
-    dq = np.array([1.0, 0.0, 0.0])
-    assert st.secant(dq, np.array([0.0, 0.0])) is None  # the first row becomes zero
+    de = np.array([1.0, 0.0])
+    assert st.secant(np.array([0.0, 0.0, 1.0]), de) is None
+    assert st.secant(np.array([1.0, 0.0, 0.4]), de) is not None  # |dq - P de| = 0.37 |dq|
+    assert st.secant(np.array([1.0, 0.0, 0.6]), de) is None  # 0.51 |dq|

@@ -202,7 +202,7 @@ def test_forward_kinematics_in_two_levels_equals_pointer_jumping(monkeypatch):
     lk = tower_linkage(100)  # 200 moving joints deep
     model = kinematics.TreeModel(lk)
     assert model._segments is not None
-    monkeypatch.setattr(kinematics, "_SEGMENT", 10 ** 6)
+    monkeypatch.setattr(kinematics, "SEGMENT", 10 ** 6)
     plain = kinematics.TreeModel(lk)
     assert plain._segments is None
     q = model.q_from_joints() + np.random.default_rng(6).normal(0.0, 0.05, model.n_dof)

@@ -108,3 +108,24 @@ def test_forward_kinematics_matches_joint_by_joint_composition(vh, seed):
     ref = naive_poses(lk)
     for name in lk.links:
         np.testing.assert_allclose(T[m.index[name]], ref[name], atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_one_axis_trees_take_fixed_links_into_one_array(vh, seed):
+    """A tree of one-axis and fixed joints (few fixed ones) runs the whole-tree plan (every
+    link in one array, fixed links as rows with a constant transform from their base): the
+    same poses as the plain composition and as the compact plan, which it replaces."""
+    rng = np.random.default_rng(100 + seed)
+    types = ("fixed", "revolute", "revolute", "prismatic", "helical")
+    lk = vh.random_tree(rng, n_links=int(rng.integers(3, 12)), types=types)
+    m = lk.model()
+    assert m._whole is not None
+    q = m.q_from_joints() + rng.uniform(-1.0, 1.0, m.n_dof)
+    m.q_to_joints(q)
+    T = m.fk(q)
+    ref = naive_poses(lk)
+    for name in lk.links:
+        np.testing.assert_allclose(T[m.index[name]], ref[name], atol=1e-12)
+    whole, m._whole = m._whole, None  # the compact plan
+    np.testing.assert_allclose(m.fk(q), T, atol=1e-14)
+    m._whole = whole

@@ -3,13 +3,15 @@
 A :class:`TreeModel` is compiled once per topology. It orders the links (index 0 is the ground),
 lays the tree joints' configurations out in one flat vector ``q`` (the solver's variables), and
 computes the tree joints together: every revolute, prismatic and helical joint in one fused
-pass (:class:`_OneAxis`), the other moving types one numpy call per type.
+pass (:class:`.fk_batches.OneAxis`), the other moving types one numpy call per type (the
+batched pieces are in :mod:`.fk_batches`).
 
 * :meth:`TreeModel.fk` gives ``T_world_link`` for all links by *pointer jumping* over the
   links on moving joints: ceil(log2 depth) rounds of one batched 4x4 product each, instead of
   one Python step per joint. Links on fixed joints (markers, rigid attachments) take no part:
   the constant transforms through them are folded into the next moving joint's, and their own
-  poses come last, in one product.
+  poses come last, in one product; or, in a tree of one-axis joints with few of them, they
+  are rows of the same array from the start (:class:`.fk_batches.WholeTree`: fewer calls).
 * :meth:`TreeModel.twists` gives ``S`` (6, n_dof): the world spatial twist ``(v, w)`` (at the
   world origin) that a unit increment of each tree DoF imparts to the links beyond it.
 * ``anc_sign`` (n_links, n_dof): +1/-1 where a DoF lies on the tree path from the ground to a
@@ -25,173 +27,19 @@ import operator
 import numpy as np
 
 from . import se3
+from .fk_batches import (
+    EYE4,
+    ONE_AXIS,
+    SEGMENT,
+    WHOLE_MAX_FIXED,
+    JointBatch,
+    OneAxis,
+    Segments,
+    WholeTree,
+    jumps,
+)
 
-
-class _Batch:
-    """Tree joints of one type: their links, q indices (k, dof), frames, directions."""
-
-    def __init__(self, jtype, joints, link_idx, parent_idx, q_idx):
-        self.jtype = jtype
-        self.kind = jtype.name
-        self.joints = joints
-        self.link_idx = np.asarray(link_idx, dtype=int)  # link whose tree edge it is
-        self.jparent_idx = np.asarray(parent_idx, dtype=int)  # the joint's own parent link
-        self.q_idx = np.asarray(q_idx, dtype=int).reshape(len(joints), jtype.dof)
-        self.pitch = np.array([j.pitch for j in joints], dtype=float)
-        self.Fp = np.stack([j.T_parent_mob for j in joints])
-        self.Fc_inv = se3.inverse(np.stack([j.T_child_frame for j in joints]))
-        self.backward = np.array([j.tree_dir < 0 for j in joints])
-        self.any_backward = bool(self.backward.any())
-
-    def transforms(self, M: np.ndarray) -> np.ndarray:
-        """(k, 4, 4) transforms of the links from their tree parents, for the joints' motions
-        ``M`` (k, 4, 4) (inverted for an edge traversed from the joint's child to its parent)."""
-        X = self.Fp @ M @ self.Fc_inv
-        if self.any_backward:
-            X[self.backward] = se3.inverse(X[self.backward])
-        return X
-
-
-# Rz(theta) Tz(d) = _P0 + cos(theta) _P1 + sin(theta) _P2 + d _PD: linear in (1, c, s, d).
-_P0 = np.diag([0.0, 0.0, 1.0, 1.0])
-_P1 = np.diag([1.0, 1.0, 0.0, 0.0])
-_P2 = np.zeros((4, 4))
-_P2[1, 0], _P2[0, 1] = 1.0, -1.0
-_PD = np.zeros((4, 4))
-_PD[2, 3] = 1.0
-_EYE4 = np.eye(4)
 _GET_Q = operator.attrgetter("q")
-_ONE_AXIS = ("revolute", "prismatic", "helical")
-
-
-class _OneAxis:
-    """Every tree joint moving along or about its mobility z only (revolute, prismatic,
-    helical), computed together.
-
-    A link's transform from its tree parent is ``Fp @ Rz(theta) Tz(d) @ Fc^-1`` (inverted for
-    an edge traversed child to parent), i.e. ``A0 + cos(theta) A1 + sin(theta) A2 + d A3``
-    with constant matrices A per joint: one small matrix product gives every transform.
-    ``theta = rot * q`` and ``d = lead * q`` (lead 1 for prismatic, pitch / 2 pi for helical).
-    Both factors are folded into the A (a joint that does not rotate has cos 0 = 1 and sin 0
-    = 0 whatever q is), so the coefficients are ``(1, cos q, sin q, q)`` for every joint.
-    ``pre`` (k, 4, 4): constant transforms put in front (see :meth:`TreeModel._plan_fk`).
-    """
-
-    def __init__(self, batches, pre):
-        joints = [j for b in batches for j in b.joints]
-        self.link_idx = np.concatenate([b.link_idx for b in batches])
-        qi, rot, lead = [], [], []
-        for b in batches:
-            n = len(b.joints)
-            qi.append(b.q_idx[:, 0])
-            rot.append(np.full(n, 1.0 if b.kind in ("revolute", "helical") else 0.0))
-            lead.append({"prismatic": np.ones(n), "helical": b.pitch / (2 * np.pi)}.get(
-                b.kind, np.zeros(n)))
-        self.q_idx = np.concatenate(qi)
-        rot, lead = np.concatenate(rot)[:, None, None], np.concatenate(lead)[:, None, None]
-        Fp = np.stack([j.T_parent_mob for j in joints])
-        Fc = np.stack([j.T_child_frame for j in joints])
-        Fp_inv, Fc_inv = se3.inverse(Fp), se3.inverse(Fc)
-        back = np.array([j.tree_dir < 0 for j in joints])
-        A = np.empty((len(joints), 4, 4, 4))
-        for k, (P, sgn) in enumerate(((_P0, 1.0), (_P1, 1.0), (_P2, -1.0), (_PD, -1.0))):
-            A[:, k] = Fp @ P @ Fc_inv
-            A[back, k] = sgn * (Fc[back] @ P @ Fp_inv[back])  # M^-1: theta, d -> -theta, -d
-        A[:, 0] += (1.0 - rot) * A[:, 1]
-        A[:, 1] *= rot
-        A[:, 2] *= rot
-        A[:, 3] *= lead
-        self.A = (pre[:, None] @ A).reshape(len(joints), 4, 16)
-        self._C = np.ones((len(joints), 1, 4))  # the coefficients (1, cos q, sin q, q)
-        # For the twists: the joint's parent link, Fp's z and origin; the joints that are not
-        # revolute, a block per batch (prismatic: slices; helical: slices and leads).
-        self.jparent_idx = np.concatenate([b.jparent_idx for b in batches])
-        self.Fp_zo = Fp[:, :, 2:4].copy()
-        self._prismatic, self._helical = [], []
-        i = 0
-        for b in batches:
-            block, i = slice(i, i + len(b.joints)), i + len(b.joints)
-            if b.kind == "prismatic":
-                self._prismatic.append(block)
-            elif b.kind == "helical":
-                self._helical.append((block, (b.pitch / (2 * np.pi))[:, None]))
-
-    def transforms(self, q: np.ndarray) -> np.ndarray:
-        """(k, 4, 4) transforms of the links from their tree parents."""
-        v = q.take(self.q_idx)
-        C = self._C  # a buffer: the product below is a new array
-        np.cos(v, out=C[:, 0, 1])
-        np.sin(v, out=C[:, 0, 2])
-        C[:, 0, 3] = v
-        return (C @ self.A).reshape(-1, 4, 4)
-
-    def twists(self, T_world: np.ndarray) -> np.ndarray:
-        """The world twists (v, w) (k, 6) of the joints, in their order here (columns
-        ``q_idx``): ``(o x z, z)`` about the axis z through o, ``(z, 0)`` along it, and
-        ``(o x z + lead z, z)`` for a helical joint."""
-        zo = T_world.take(self.jparent_idx, axis=0)[:, :3, :] @ self.Fp_zo  # (k, 3, 2): z, o
-        z = zo[:, :, 0]
-        W = np.concatenate([se3.cross(zo[:, :, 1], z), z], axis=1)
-        for block in self._prismatic:
-            W[block, :3] = z[block]
-            W[block, 3:] = 0.0
-        for block, lead in self._helical:
-            W[block, :3] += lead * z[block]
-        return W
-
-
-#: Segment length (moving joints) of :class:`_Segments`, used in trees deeper than its square.
-_SEGMENT = 8
-
-
-def _jumps(anc: np.ndarray, depth: int) -> list[np.ndarray]:
-    """Pointer-jumping rounds over a compact array whose parents are ``anc`` (index 0: the
-    ground, the identity, its own parent) and at most ``depth`` deep: round r's pointers jump
-    2**r links."""
-    out = []
-    for _ in range(int(np.ceil(np.log2(max(depth, 1))))):
-        out.append(anc)
-        anc = anc[anc]
-    return out
-
-
-class _Segments:
-    """Forward kinematics of a deep tree in two levels (a tower: 1,800 joints deep).
-
-    Pointer jumping over n links takes log2(depth) rounds of n products. Cut every chain into
-    segments of :data:`_SEGMENT` moving joints: the links of each segment are first composed
-    from the segment's *base* (the last link of the segment above, or the ground):
-    log2(_SEGMENT) rounds over n (``within``: the parents, with the first link of each segment
-    pointing at the identity). The bases (every link at a depth that is a multiple of
-    _SEGMENT) then form a tree _SEGMENT times shallower and smaller: pointer jumping over it
-    alone gives their world poses (``head_jumps``), and one last product over n puts each
-    link's base in front (:meth:`world`): about log2(_SEGMENT) + 1 rounds over n instead of
-    log2(depth)."""
-
-    def __init__(self, anc: np.ndarray, dep: np.ndarray):
-        s = _SEGMENT
-        self.within = np.where((dep - 1) % s == 0, 0, anc)
-        self.within[0] = 0
-        n = len(anc)
-        base = np.zeros(n, dtype=np.intp)  # each link's segment base (compact index)
-        for i in range(1, n):
-            b = anc[i]
-            for _ in range((dep[i] - 1) % s):
-                b = anc[b]
-            base[i] = b
-        heads = np.flatnonzero(dep % s == 0)  # the ground and every base
-        slot = np.zeros(n, dtype=np.intp)
-        slot[heads] = np.arange(len(heads))
-        self.heads = heads
-        self.base_slot = slot[base]  # each link's base, in the heads array
-        self.head_jumps = _jumps(slot[base[heads]], int(dep.max()) // s + 1)
-
-    def world(self, L: np.ndarray) -> np.ndarray:
-        """World poses from ``L`` after the rounds over ``within`` (each link from its base)."""
-        H = L.take(self.heads, axis=0)
-        for anc in self.head_jumps:
-            H = H.take(anc, axis=0) @ H
-        return H.take(self.base_slot, axis=0) @ L
 
 
 class TreeModel:
@@ -239,7 +87,7 @@ class TreeModel:
             jt = joints[0].jtype
             q_idx = [o + d for _, _, o in items for d in range(jt.dof)]
             pidx = [self.index[e.parent] for e in joints]
-            self.batches.append(_Batch(jt, joints, [k for _, k, _ in items], pidx, q_idx))
+            self.batches.append(JointBatch(jt, joints, [k for _, k, _ in items], pidx, q_idx))
         self.anc_sign = np.zeros((n, self.n_dof))
         for k in range(1, n):
             e = self.edges[k]
@@ -251,10 +99,10 @@ class TreeModel:
         self.angular = np.concatenate([e.jtype.is_angular() for e in self.edges[1:]]) \
             if n > 1 else np.zeros(0, bool)
         self._free_rot = [b for b in self.batches if b.jtype.rot == "free"]
-        one = [b for b in self.batches if b.kind in _ONE_AXIS]
-        self.other_batches = [b for b in self.batches if b.kind not in _ONE_AXIS and b.jtype.dof]
+        one = [b for b in self.batches if b.kind in ONE_AXIS]
+        self.other_batches = [b for b in self.batches if b.kind not in ONE_AXIS and b.jtype.dof]
         pre = self._plan_fk(one)
-        self.one_axis = _OneAxis(one, pre[np.concatenate([b.link_idx for b in one])]) \
+        self.one_axis = OneAxis(one, pre[np.concatenate([b.link_idx for b in one])]) \
             if one else None
         # twists: when the one-axis joints have every DoF, their rows in DoF order (True:
         # already so)
@@ -264,7 +112,9 @@ class TreeModel:
             self._one_axis_rows = True if np.array_equal(order, np.arange(self.n_dof)) else order
         for b in self.other_batches:
             b.pre = pre[b.link_idx]
-            b.any_pre = bool((b.pre != _EYE4).any())
+            b.any_pre = bool((b.pre != EYE4).any())
+        if self._whole is not None:
+            self._whole = WholeTree(self.one_axis, *self._whole)
 
     def _plan_fk(self, one) -> np.ndarray:
         """Plan :meth:`fk`; returns ``pre`` (n_links, 4, 4): for a link on a moving joint, the
@@ -278,14 +128,14 @@ class TreeModel:
         in the compact array, ``_fixed_T``): one product at the end for all of them, appended
         to the compact array; ``_unperm`` takes that into link order."""
         n = len(self.link_names)
-        const = np.tile(_EYE4, (n, 1, 1))  # link on a fixed joint: T_parent_link
+        const = np.tile(EYE4, (n, 1, 1))  # link on a fixed joint: T_parent_link
         for b in self.batches:
             if b.jtype.dof == 0:
-                const[b.link_idx] = b.transforms(_EYE4)
+                const[b.link_idx] = b.transforms(EYE4)
         moving = np.array([k > 0 and self.edges[k].dof > 0 for k in range(n)])
         base = np.zeros(n, dtype=int)
         depth = np.zeros(n, dtype=int)  # moving joints from the ground
-        pre = np.tile(_EYE4, (n, 1, 1))  # moving: T_base_parent; fixed: T_base_link
+        pre = np.tile(EYE4, (n, 1, 1))  # moving: T_base_parent; fixed: T_base_link
         for k in range(1, n):
             p = self.parent[k]
             if p and not moving[p]:  # rigidly attached parent: through it to its base
@@ -293,7 +143,7 @@ class TreeModel:
                 pre[k] = pre[p] if moving[k] else pre[p] @ const[k]
             else:
                 base[k] = p
-                pre[k] = _EYE4 if moving[k] else const[k]
+                pre[k] = EYE4 if moving[k] else const[k]
             depth[k] = depth[base[k]] + moving[k]
         order = np.concatenate([[0]] + [b.link_idx for b in one + self.other_batches])
         position = np.zeros(n, dtype=int)
@@ -307,11 +157,18 @@ class TreeModel:
         anc = position[base[order]]
         dep = depth[order]
         self._segments = None
-        if dep.max() > _SEGMENT ** 2:
-            self._segments = _Segments(anc, dep)
+        if dep.max() > SEGMENT ** 2:
+            self._segments = Segments(anc, dep)
             anc = self._segments.within
         # After r rounds each moving link's product spans 2**r moving joints.
-        self._jumps = _jumps(anc, _SEGMENT if self._segments is not None else int(dep.max()))
+        self._jumps = jumps(anc, SEGMENT if self._segments is not None else int(dep.max()))
+        self._whole = None  # see WholeTree; completed in __init__, after OneAxis
+        if one and not self.other_batches and self._segments is None:
+            hops = np.where(moving, depth, depth[base] + 1)  # a fixed link: its base's + 1
+            hops[0] = 0
+            rounds = jumps(base, int(hops.max()))
+            if len(rounds) == len(self._jumps) and len(rounds) * len(fixed) <= WHOLE_MAX_FIXED:
+                self._whole = (pre, rounds)
         return pre
 
     # ---- configuration vector ---------------------------------------------------------
@@ -376,8 +233,11 @@ class TreeModel:
 
     def fk(self, q: np.ndarray, with_motion: bool = False):
         """World poses (n_links, 4, 4) of all links; optionally the per-batch motions."""
+        if self._whole is not None:
+            L = self._whole.fk(q)
+            return (L, []) if with_motion else L
         L = np.empty((self.n_moving_links + 1, 4, 4))  # the compact array of _plan_fk
-        L[0] = _EYE4
+        L[0] = EYE4
         i = 1
         if self.one_axis is not None:
             i = 1 + len(self.one_axis.q_idx)

@@ -129,56 +129,45 @@ def prioritized_step(levels, n: int, sigma0: float = 1e-3, lambda_max: float = 0
 
 
 class Stacked:
-    """All levels' rows stacked and proven well conditioned (see :func:`stacked`).
+    """All levels' rows stacked and proven well conditioned (see :func:`stacked`), kept as the
+    stack's minimum-norm right inverse ``P = J^T (J J^T)^-1`` (n, rows kept).
 
-    :meth:`solve` gives the prioritized step for any right-hand side of these rows: with the
-    rows of another configuration's errors it is a *simplified Newton* step, which reuses this
-    factorization instead of new Jacobians. ``Ginv``: the inverse of the stack's Gram matrix
-    (a solve is then two matrix-vector products). ``n_rows``: the stack's rows before
-    structurally zero ones were dropped (a right-hand side must have that many)."""
+    :meth:`solve` gives the prioritized step for any right-hand side of these rows (one
+    matrix-vector product): with the rows of another configuration's errors it is a
+    *simplified Newton* step, which reuses this factorization instead of new Jacobians.
+    ``n_rows``: the stack's rows before structurally zero ones were dropped (``keep``; a
+    right-hand side must have all ``n_rows``). :meth:`secant` carries it along a drag."""
 
-    __slots__ = ("J", "Ginv", "keep", "n_rows", "n")
+    __slots__ = ("P", "keep", "n_rows", "n")
 
-    def __init__(self, J, Ginv, keep, n_rows, n):
-        self.J, self.Ginv, self.keep, self.n_rows, self.n = J, Ginv, keep, n_rows, n
+    def __init__(self, P, keep, n_rows, n):
+        self.P, self.keep, self.n_rows, self.n = P, keep, n_rows, n
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         """Minimum-norm ``dq`` (n,) with ``J dq = rhs`` (rhs: all ``n_rows`` rows, stacked)."""
-        if self.J is None:
+        if self.P is None:
             return np.zeros(self.n)
-        r = rhs if self.keep is None else rhs[self.keep]
-        return self.J.T.dot(self.Ginv.dot(r))
+        return self.P.dot(rhs if self.keep is None else rhs[self.keep])
 
     def secant(self, dq: np.ndarray, de: np.ndarray) -> "Stacked | None":
-        """These rows after Broyden's rank-one update along a step ``dq`` (n,) that changed
-        the errors by ``de`` (all ``n_rows``): ``J' = J + (de - J dq) dq^T / |dq|^2``, so
-        ``J' dq = de`` (the rows see the step as it really went) and ``J'`` acts as ``J``
-        across it. Its Gram inverse by Woodbury's identity: ``J' J'^T`` is ``G`` plus a
-        rank-two term ``[u, J w] [[w.w, 1], [1, 0]] [u, J w]^T`` (``u = de - J dq``,
-        ``w = dq / |dq|^2``), so the update costs products with ``G^-1`` and a 2x2 inverse
-        instead of a factorization. None when that 2x2 matrix is singular (the updated rows
-        are); ``self`` for a step of zero length."""
-        J = self.J
-        if J is None:
+        """This inverse after the inverse Broyden update along a step ``dq`` (n,) that changed
+        the errors by ``de`` (all ``n_rows``): ``P' = P + (dq - P de) de^T / |de|^2``, so
+        ``P' de = dq`` (a change of the errors like this one is answered by the motion that
+        really made it, its curvature included) and ``P' r = P r`` for ``r`` orthogonal to
+        ``de``. One rank-one product, no factorization. None when the motion is mostly not
+        the rows' answer to ``de`` (``|dq - P de| > |dq| / 2``: e.g. clamped at a limit, or
+        along the rows' null space), which is no correction of them; ``self`` when the errors
+        did not change."""
+        if self.P is None:
             return None
         r = de if self.keep is None else de[self.keep]
-        s2 = float(dq.dot(dq))
-        if s2 == 0.0:
+        r2 = float(r.dot(r))
+        if r2 == 0.0:
             return self
-        V = np.empty((J.shape[0], 2))
-        Jd = V[:, 1] = J.dot(dq)
-        u = V[:, 0] = r - Jd
-        AB = self.Ginv.dot(V)  # G^-1 u, G^-1 J dq
-        (uu, ub), (_, bb) = V.T.dot(AB).tolist()
-        # M = C^-1 + [u, Jw]^T G^-1 [u, Jw], C^-1 = [[0, 1], [1, -w.w]], Jw = J dq / s2
-        m00, m01, m11 = uu, ub / s2 + 1.0, (bb / s2 - 1.0) / s2
-        det = m00 * m11 - m01 * m01
-        if not abs(det) > 1e-12 * (abs(m00 * m11) + m01 * m01):
+        x = dq - self.P.dot(r)
+        if x.dot(x) > 0.25 * float(dq.dot(dq)):
             return None
-        k = 1.0 / det  # M^-1, with the 1 / s2 of Jw on its second row and column
-        Minv = np.array([[k * m11, -k * m01 / s2], [-k * m01 / s2, k * m00 / (s2 * s2)]])
-        return Stacked(J + u[:, None] * (dq / s2), self.Ginv - AB.dot(Minv).dot(AB.T),
-                       self.keep, self.n_rows, self.n)
+        return Stacked(self.P + np.multiply.outer(x, r / r2), self.keep, self.n_rows, self.n)
 
 
 def stacked(levels, n: int, sigma0: float = 1e-3, cache: dict | None = None,
@@ -189,9 +178,10 @@ def stacked(levels, n: int, sigma0: float = 1e-3, cache: dict | None = None,
     ``sparse``: whether some are stored by supports, if the caller knows.
 
     The proof is the inverse of the stack's Gram matrix G (:func:`_plain_inverse`): a trace
-    of ``G^-1`` below ``1 / sigma0^2`` bounds every eigenvalue of G above sigma0^2. The same
-    inverse then serves every solve with these rows (the drag's first step, the bend it
-    learns, simplified Newton steps) as matrix-vector products: one LAPACK call per stack.
+    of ``G^-1`` below ``1 / sigma0^2`` bounds every eigenvalue of G above sigma0^2. With it,
+    the minimum-norm inverse ``J^T G^-1`` serves every solve with these rows (the drag's
+    first step, the bend it learns, simplified Newton steps) as one matrix-vector product:
+    one LAPACK call and one product per stack.
     A well-conditioned stack within a factor of its row count of sigma0^2 fails the bound and
     takes the prioritized path, which gives the same step.
 
@@ -207,7 +197,7 @@ def stacked(levels, n: int, sigma0: float = 1e-3, cache: dict | None = None,
     J = Js[0] if len(Js) == 1 else np.concatenate(Js) if Js else np.zeros((0, n))
     n_rows = J.shape[0]
     if not n_rows:
-        return Stacked(None, None, None, 0, n)
+        return Stacked(None, None, 0, n)
     G = J.dot(J.T)
     norms = G.diagonal()  # squared row norms
     listed = norms.tolist()  # (plain floats: cheaper than two reductions at this size)
@@ -216,12 +206,12 @@ def stacked(levels, n: int, sigma0: float = 1e-3, cache: dict | None = None,
     if min(listed) <= small:
         keep = norms > small
         if not keep.any():
-            return Stacked(None, None, None, n_rows, n)
+            return Stacked(None, None, n_rows, n)
         J, G = J[keep], G[np.ix_(keep, keep)]
     if J.shape[0] > n:  # more rows than DoF: some level cannot be met exactly
         return None
     Ginv = _plain_inverse(G, sigma0 * sigma0)
-    return None if Ginv is None else Stacked(J, Ginv, keep, n_rows, n)
+    return None if Ginv is None else Stacked(J.T.dot(Ginv), keep, n_rows, n)
 
 
 def stack_rhs(levels) -> np.ndarray:

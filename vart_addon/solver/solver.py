@@ -33,7 +33,7 @@ the same keys).
 
 Carried factorizations (``Settings.carry_factorization``, with the bend): a drag's first step
 may reuse the stacked factorization of one of the two solves before, brought along by a
-secant update after each solve, instead of Jacobians at the frame's start
+secant (inverse Broyden) update after each solve, instead of Jacobians at the frame's start
 (:meth:`.Stepper.carry`). A frame then costs one evaluation without Jacobians at its start
 and one at its trial.
 

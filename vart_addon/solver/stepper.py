@@ -16,16 +16,18 @@ squared (:meth:`predicted_bend`): the trial then usually meets ``tol`` without a
 With the bend, a drag's first step may also reuse a factorization from an earlier solve
 (:meth:`carry`) instead of new Jacobians and a new factorization at the frame's start: the
 last complete stacked step's, made at most :data:`CARRY_SOLVES` solves ago and brought along
-the drag after every solve by Broyden's secant update (:meth:`.pdls.Stacked.secant`: the rows
-learn how the errors really changed over the solve's whole motion, at the cost of products
-with the Gram inverse). What that costs in accuracy is known: with rows ``J'`` and
-``J' dq = -e`` for a step ``dq`` of about one frame's motion ``v``, the new errors are
-``(J - J') dq + H(dq, dq) / 2`` (``H``: the errors' second derivative). Along ``v``, ``J'``
-is the mean Jacobian of the last frame, about ``J`` half a frame back, so that is ``~ H(v,
-v)``: twice the ``H(v, v) / 2`` of a step with this point's own Jacobians, whatever the
-factorization's age. A bend learnt by one kind of step is scaled by 2 or 1/2 for the other.
-A carried solve that needs more steps than the last one with its own Jacobians did (its
-trial missed) is not carried again: the next solve starts with its own Jacobians.
+the drag after every solve by the inverse Broyden update (:meth:`.pdls.Stacked.secant`: the
+stack's minimum-norm inverse ``P`` learns that a change ``de`` of the errors like the solve's
+is answered by the motion ``dq`` that really made it, ``P' de = dq``, at the cost of one
+rank-one product). What that costs in accuracy is known: for a next frame at steady speed,
+whose change of the errors is about the last one's, the carried step repeats the last motion
+``v``, which met the errors' first and second order at the point one frame back; here the
+errors' derivative along ``v`` has changed by ``H(v, v)`` (``H``: the errors' second
+derivative), so the step misses by ``~ H(v, v)``: twice the ``H(v, v) / 2`` of a step with
+this point's own Jacobians, whatever the factorization's age. A bend learnt by one kind of
+step is scaled by 2 or 1/2 for the other. A carried solve that needs more steps than the
+last one with its own Jacobians did (its trial missed) is not carried again: the next solve
+starts with its own Jacobians.
 """
 from __future__ import annotations
 
@@ -44,12 +46,14 @@ _max = np.maximum.reduce
 _any = np.logical_or.reduce
 
 #: A stacked factorization serves the first steps of at most this many later warm solves
-#: (:meth:`Stepper.carry`); then the Jacobians are new and the conditioning proven again.
-#: The secant update keeps the rows right along the drag, not across it: a carried step is
-#: least-norm for rows that are older there, and redundant joints drift from the
-#: minimum-norm motion with the age. A 4-revolute arm's tip dragged 40 steps ended 0.0110
-#: rad from that motion's path with 2 (0.0113 with its own Jacobians every solve; 0.0128
-#: with 4, 0.0266 with 16: test_bend_predictor.py).
+#: (:meth:`Stepper.carry`); then the Jacobians are new and the conditioning proven again
+#: (the trace bound of :func:`.pdls.stacked` holds for the factorization it was made for,
+#: not for an updated inverse). The update keeps the answer to the drag's own motion right;
+#: other directions keep older rows, and redundant joints may drift from the minimum-norm
+#: motion: a 4-revolute arm's tip dragged 40 steps ended 0.0093 rad from that motion's path
+#: with 2 (0.0113 with its own Jacobians every solve; 0.0099 with 4, 0.0107 with 16:
+#: test_bend_predictor.py; Broyden's update of the rows instead, 0.0110 with 2 and 0.0266
+#: with 16). Two keep the proof fresh; more would save only frames above a drag's median.
 CARRY_SOLVES = 2
 
 #: The second-order miss of a first step, in ``H(v, v)`` (module doc): with this point's own
@@ -139,7 +143,7 @@ class Stepper:
                 if s.simplified_newton and self.complete is not None:
                     self.frozen = (gp, st)
                     self.step_error = math.hypot(*ev.measure)
-                    # (a dense stack: the secant update is written for its rows)
+                    # (a dense stack: the secant update is written for its inverse)
                     gp.carried = [st, 0] if s.predict_bend and s.carry_factorization \
                         and type(st) is Stacked else None
         if part is None and sparse:
@@ -210,7 +214,7 @@ class Stepper:
         Jacobians), and for :data:`CARRY_SOLVES` solves at most."""
         c = gp.carried
         s = self.settings
-        if c is None or c[1] >= CARRY_SOLVES or gp.bend is None or gp.mu.any() \
+        if c is None or c[1] >= CARRY_SOLVES or gp.bend is None or gp.damped() \
                 or gp.guard_batches or not (s.carry_factorization and s.predict_bend and s.simplified_newton):
             gp.carried = None
             return False
@@ -254,7 +258,7 @@ class Stepper:
         quadratically. That expectation is kept in ``gp.chord_pays``: while it fails, trial
         points are evaluated with their Jacobians at once (see :meth:`lazy`)."""
         fz = self.frozen
-        if fz is None or fz[0] is not gp or upto < gp.active_levels[-1] or (damped and gp.mu.any()):
+        if fz is None or fz[0] is not gp or upto < gp.active_levels[-1] or (damped and gp.damped()):
             return None
         err = math.hypot(*ev.measure)
         gp.chord_pays = err * err <= self.settings.tol * self.step_error
