@@ -3,6 +3,7 @@
 
     python bench/frame_profile.py                      # P1 (hexapod) and P2 (four-bar chain)
     python bench/frame_profile.py --problem P2_fourbar_chain --passes 10
+    python bench/frame_profile.py --floor              # + what a carried frame cannot skip
 
 Drags a problem of ../shared/bench along its path (bench/vart_bench.py: set the target, solve,
 warm started) and times it twice: plain (per frame the fastest of the passes, then the median
@@ -12,7 +13,9 @@ figures of the fastest wrapped pass). Each wrapped function's time is its own, e
 the wrapped functions it calls ("(rest)": the lines of that function not inside another
 wrapped one), so the column adds up to the wrapped frame; the wrappers cost about 0.3 us a
 call, so the wrapped total is above the plain one. Calls per frame show what runs how often
-(an evaluation with and one without Jacobians, one stacked factorization).
+(an evaluation with and one without Jacobians, one stacked factorization). ``--floor`` adds
+the numeric floor of a frame that carries a factorization (:func:`floor`): the solver's own
+kernels such a frame needs, called in a row without the solve loop around them.
 """
 from __future__ import annotations
 

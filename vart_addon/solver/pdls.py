@@ -167,7 +167,9 @@ class Stacked:
         x = dq - self.P.dot(r)
         if x.dot(x) > 0.25 * float(dq.dot(dq)):
             return None
-        return Stacked(self.P + np.multiply.outer(x, r / r2), self.keep, self.n_rows, self.n)
+        P = np.multiply.outer(x, r / r2)
+        P += self.P  # (into the product's own array: one fewer of this size)
+        return Stacked(P, self.keep, self.n_rows, self.n)
 
 
 def stacked(levels, n: int, sigma0: float = 1e-3, cache: dict | None = None,
