@@ -56,7 +56,7 @@ class OneAxis:
     ``theta = rot * q`` and ``d = lead * q`` (lead 1 for prismatic, pitch / 2 pi for helical).
     Both factors are folded into the A (a joint that does not rotate has cos 0 = 1 and sin 0
     = 0 whatever q is), so the coefficients are ``(1, cos q, sin q, q)`` for every joint.
-    ``pre`` (k, 4, 4): constant transforms put in front (see :meth:`TreeModel._plan_fk`).
+    ``pre`` (k, 4, 4): constant transforms put in front (see :meth:`.kinematics.TreeModel._plan_fk`).
     """
 
     def __init__(self, batches, pre):
