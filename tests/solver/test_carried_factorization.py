@@ -203,10 +203,13 @@ def test_the_secant_update_is_the_inverse_broyden_update_of_the_minimum_norm_inv
 
 def test_a_secant_update_that_is_mostly_no_correction_is_refused():
     """A motion that the rows do not explain (here along their null space) is no
-    correction of the inverse: the update is refused; one within half the motion is not."""
+    correction of the inverse: the update is refused; one within half the motion is not. A
+    motion or a change of the errors that is not finite is refused too."""
     J = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
     st = pdls.stacked([(J, np.zeros(2))], 3)
     de = np.array([1.0, 0.0])
     assert st.secant(np.array([0.0, 0.0, 1.0]), de) is None
     assert st.secant(np.array([1.0, 0.0, 0.4]), de) is not None  # |dq - P de| = 0.37 |dq|
     assert st.secant(np.array([1.0, 0.0, 0.6]), de) is None  # 0.51 |dq|
+    assert st.secant(np.array([1.0, 0.0, np.nan]), de) is None  # not finite
+    assert st.secant(np.array([1.0, 0.0, 0.0]), np.array([1.0, np.inf])) is None

@@ -156,8 +156,8 @@ class Stacked:
         really made it, its curvature included) and ``P' r = P r`` for ``r`` orthogonal to
         ``de``. One rank-one product, no factorization. None when the motion is mostly not
         the rows' answer to ``de`` (``|dq - P de| > |dq| / 2``: e.g. clamped at a limit, or
-        along the rows' null space), which is no correction of them; ``self`` when the errors
-        did not change."""
+        along the rows' null space), which is no correction of them, and when either is not
+        finite; ``self`` when the errors did not change."""
         if self.P is None:
             return None
         r = de if self.keep is None else de[self.keep]
@@ -165,7 +165,7 @@ class Stacked:
         if r2 == 0.0:
             return self
         x = dq - self.P.dot(r)
-        if x.dot(x) > 0.25 * float(dq.dot(dq)):
+        if not x.dot(x) <= 0.25 * float(dq.dot(dq)):  # (not finite: refused too)
             return None
         P = np.multiply.outer(x, r / r2)
         P += self.P  # (into the product's own array: one fewer of this size)
