@@ -126,7 +126,10 @@ class TreeModel:
         ``one``, then the others), each link jumping over its base. A link on a fixed joint
         (a marker, a rigid attachment) is its base's pose times a constant (``_fixed_base``
         in the compact array, ``_fixed_T``): one product at the end for all of them, appended
-        to the compact array; ``_unperm`` takes that into link order."""
+        to the compact array; ``_unperm`` takes that into link order. When that is dearer
+        than one array of every link in link order, each jumping over its base (a tree of
+        one-axis joints with few links on fixed joints), ``_whole`` plans that instead
+        (:class:`.fk_batches.WholeTree`)."""
         n = len(self.link_names)
         const = np.tile(EYE4, (n, 1, 1))  # link on a fixed joint: T_parent_link
         for b in self.batches:
