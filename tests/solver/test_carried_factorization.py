@@ -213,3 +213,5 @@ def test_a_secant_update_that_is_mostly_no_correction_is_refused():
     assert st.secant(np.array([1.0, 0.0, 0.6]), de) is None  # 0.51 |dq|
     assert st.secant(np.array([1.0, 0.0, np.nan]), de) is None  # not finite
     assert st.secant(np.array([1.0, 0.0, 0.0]), np.array([1.0, np.inf])) is None
+    assert st.secant(np.array([1.0, 0.0, np.inf]), de) is None
+    assert st.secant(np.array([1.0, 0.0, 0.0]), np.array([np.nan, 0.0])) is None

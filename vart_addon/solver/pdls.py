@@ -30,6 +30,8 @@ it solves again for other right-hand sides (:class:`Stacked`: simplified Newton 
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import block_gram
@@ -161,11 +163,13 @@ class Stacked:
         if self.P is None:
             return None
         r = de if self.keep is None else de[self.keep]
-        r2 = float(r.dot(r))
+        r2, d2 = float(r.dot(r)), float(dq.dot(dq))
+        if not (math.isfinite(r2) and math.isfinite(d2)):
+            return None
         if r2 == 0.0:
             return self
         x = dq - self.P.dot(r)
-        if not x.dot(x) <= 0.25 * float(dq.dot(dq)):  # (not finite: refused too)
+        if x.dot(x) > 0.25 * d2:
             return None
         P = np.multiply.outer(x, r / r2)
         P += self.P  # (into the product's own array: one fewer of this size)
