@@ -46,6 +46,16 @@ EYE4 = np.eye(4)
 ONE_AXIS = ("revolute", "prismatic", "helical")
 
 
+def _combine(C: np.ndarray, v: np.ndarray, A: np.ndarray) -> np.ndarray:
+    """``A0 + cos(v) A1 + sin(v) A2 + v A3`` (k, 4, 4) for the coefficient matrices ``A`` (k,
+    4, 16) of :class:`OneAxis`: the coefficients ``(1, cos v, sin v, v)`` are written into the
+    buffer ``C`` (k, 1, 4), whose first column holds 1; the product is a new array."""
+    np.cos(v, out=C[:, 0, 1])
+    np.sin(v, out=C[:, 0, 2])
+    C[:, 0, 3] = v
+    return (C @ A).reshape(-1, 4, 4)
+
+
 class OneAxis:
     """Every tree joint moving along or about its mobility z only (revolute, prismatic,
     helical), computed together.
@@ -100,12 +110,7 @@ class OneAxis:
 
     def transforms(self, q: np.ndarray) -> np.ndarray:
         """(k, 4, 4) transforms of the links from their tree parents."""
-        v = q.take(self.q_idx)
-        C = self._C  # a buffer: the product below is a new array
-        np.cos(v, out=C[:, 0, 1])
-        np.sin(v, out=C[:, 0, 2])
-        C[:, 0, 3] = v
-        return (C @ self.A).reshape(-1, 4, 4)
+        return _combine(self._C, q.take(self.q_idx), self.A)
 
     def twists(self, T_world: np.ndarray) -> np.ndarray:
         """The world twists (v, w) (k, 6) of the joints, in their order here (columns
@@ -149,20 +154,14 @@ class WholeTree:
         self.q_idx = np.full(n, n_dof)  # the zero slot after q
         self.q_idx[rows] = one.q_idx
         self._qx = np.zeros(n_dof + 1)
-        self._C = np.ones((n, 1, 4))
-        self._C[:, 0, 2:] = 0.0
+        self._C = np.ones((n, 1, 4))  # the coefficients (see OneAxis)
         self.rounds = rounds  # pointer jumping over each link's base (link order)
 
     def fk(self, q: np.ndarray) -> np.ndarray:
         """World poses (n_links, 4, 4) in link order."""
         qx = self._qx
         qx[:-1] = q
-        v = qx.take(self.q_idx)
-        C = self._C
-        np.cos(v, out=C[:, 0, 1])
-        np.sin(v, out=C[:, 0, 2])
-        C[:, 0, 3] = v
-        L = (C @ self.A).reshape(-1, 4, 4)
+        L = _combine(self._C, qx.take(self.q_idx), self.A)
         for anc in self.rounds:
             L = L.take(anc, axis=0) @ L
         return L

@@ -101,7 +101,7 @@ class TreeModel:
         self._free_rot = [b for b in self.batches if b.jtype.rot == "free"]
         one = [b for b in self.batches if b.kind in ONE_AXIS]
         self.other_batches = [b for b in self.batches if b.kind not in ONE_AXIS and b.jtype.dof]
-        pre = self._plan_fk(one)
+        pre, whole_rounds = self._plan_fk(one)
         self.one_axis = OneAxis(one, pre[np.concatenate([b.link_idx for b in one])]) \
             if one else None
         # twists: when the one-axis joints have every DoF, their rows in DoF order (True:
@@ -113,10 +113,9 @@ class TreeModel:
         for b in self.other_batches:
             b.pre = pre[b.link_idx]
             b.any_pre = bool((b.pre != EYE4).any())
-        if self._whole is not None:
-            self._whole = WholeTree(self.one_axis, *self._whole)
+        self._whole = None if whole_rounds is None else WholeTree(self.one_axis, pre, whole_rounds)
 
-    def _plan_fk(self, one) -> np.ndarray:
+    def _plan_fk(self, one) -> tuple[np.ndarray, list[np.ndarray] | None]:
         """Plan :meth:`fk`; returns ``pre`` (n_links, 4, 4): for a link on a moving joint, the
         constant transform from its *base* (nearest ancestor on a moving joint, or the ground)
         to its tree parent, which :meth:`fk` puts in front of the joint's own transform.
@@ -128,8 +127,8 @@ class TreeModel:
         in the compact array, ``_fixed_T``): one product at the end for all of them, appended
         to the compact array; ``_unperm`` takes that into link order. When that is dearer
         than one array of every link in link order, each jumping over its base (a tree of
-        one-axis joints with few links on fixed joints), ``_whole`` plans that instead
-        (:class:`.fk_batches.WholeTree`)."""
+        one-axis joints with few links on fixed joints), the second value returned is its
+        pointer-jumping rounds (:class:`.fk_batches.WholeTree`), else None."""
         n = len(self.link_names)
         const = np.tile(EYE4, (n, 1, 1))  # link on a fixed joint: T_parent_link
         for b in self.batches:
@@ -165,14 +164,13 @@ class TreeModel:
             anc = self._segments.within
         # After r rounds each moving link's product spans 2**r moving joints.
         self._jumps = jumps(anc, SEGMENT if self._segments is not None else int(dep.max()))
-        self._whole = None  # see WholeTree; completed in __init__, after OneAxis
         if one and not self.other_batches and self._segments is None:
             hops = np.where(moving, depth, depth[base] + 1)  # a fixed link: its base's + 1
             hops[0] = 0
             rounds = jumps(base, int(hops.max()))
             if len(rounds) == len(self._jumps) and len(rounds) * len(fixed) <= WHOLE_MAX_FIXED:
-                self._whole = (pre, rounds)
-        return pre
+                return pre, rounds
+        return pre, None
 
     # ---- configuration vector ---------------------------------------------------------
     def q_from_joints(self) -> np.ndarray:
