@@ -48,6 +48,7 @@ from bpy.props import (
 )
 
 from .solver import Settings, SolveStatus
+from .solver.text import listed
 
 
 def _redraw(self, context):
@@ -333,7 +334,7 @@ def summary(status: SolveStatus) -> str:
     head = (f"{status.iterations} iteration{'s' if status.iterations != 1 else ''}, "
             f"{status.ms:.1f} ms")
     if status.stuck:
-        return f"Stuck joints: {', '.join(status.stuck)} ({head})"
+        return f"No joint can move {listed(status.stuck, 3)} ({head})"
     unmet = status.unmet
     if unmet:
         if status.out_of_budget:

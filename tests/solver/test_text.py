@@ -4,6 +4,7 @@ import json
 import numpy as np
 import pytest
 
+from vart_addon.solver import text as T
 from vart_addon.solver.text import float32_clean, float32_text, json_error, load_json, plain, show
 
 
@@ -70,3 +71,11 @@ def test_load_json_refuses_deep_nesting_as_a_json_error_at_its_place():
     # the object is the first level, so the 500th "[" (after two spaces) is the 501st
     assert json_error(e.value) == (2, 2 + 500, "arrays and objects nested more than 500 deep")
     assert load_json('{"a": [[1]]}') == {"a": [[1]]}
+
+
+def test_listed_names_the_first_and_counts_the_rest():
+    assert T.listed([], 3) == ""
+    assert T.listed(["a", "b"], 3) == "a, b"
+    assert T.listed(["a", "b", "c"], 3) == "a, b, c"
+    assert T.listed(["a", "b", "c", "d", "e"], 3) == "a, b, c and 2 more"
+    assert T.listed(("x", "y"), 1) == "x and 1 more"

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from ..bridge import BridgeError
 from ..solver import LevelStatus, SolveStatus
 from ..solver.levels import LEVEL_NAMES, Level, level_of
-from ..solver.text import frame_ranges
+from ..solver.text import frame_ranges, listed
 
 __all__ = ["BakeError", "BakeResult", "frame_ranges"]
 from .bake_record import describe
@@ -27,7 +27,7 @@ class BakeError(BridgeError):
 @dataclass
 class BakeResult:
     """What :func:`.bake.bake` did. ``unmet``: frame -> names of goals not met there (invariant,
-    limit, lock and target levels); ``stuck``: frame -> joints no DoF could move;
+    limit, lock and target levels); ``stuck``: frame -> goals no DoF could move;
     ``statuses``: the SolveStatus of every frame; ``kept``: input curves left as they were
     (``"object: data_path[index]"``); ``input_error``: per input goal, its largest error
     over the frames; ``curves`` / ``keys``: F-curves and keys written; ``others``: the
@@ -71,6 +71,10 @@ class BakeResult:
                 out.setdefault(g, []).append(f)
         return out
 
+    def goals_stuck(self) -> list:
+        """The goals no joint could move on some frame (sorted by name)."""
+        return sorted({n for names in self.stuck.values() for n in names})
+
     def summary(self, most: int = 3) -> str:
         head = (f"Baked frames {self.frame_start}-{self.frame_end} ({self.frames} frames, "
                 f"{self.fps:.0f}/s): {self.links} links and {self.joints} joint values, "
@@ -84,6 +88,9 @@ class BakeResult:
                      "scene's Start and End)")
         for tool, d in self.deviation.items():
             head += f"; tool {tool!r} within {d * 1e3:.3g} mm of its Linear moves' lines"
+        stuck = self.goals_stuck()
+        if stuck:
+            head += f"; no joint can move {listed(stuck, most)}"
         goals = self.goals_unmet()
         if not goals:
             return head
@@ -121,5 +128,5 @@ class BakeResult:
             levels[i].unmet = [f"{g} (frames {frame_ranges(fs)})" for g, fs in goals.items()]
             if i not in (Level.POTENTIAL, Level.POSTURE):
                 levels[i].satisfied = not goals
-        out.stuck = sorted({n for names in self.stuck.values() for n in names})
+        out.stuck = self.goals_stuck()
         return out

@@ -35,7 +35,7 @@ from ..bridge import animation as A
 from ..bridge import schema as S
 from ..formats.trajectory import files as TIO
 from ..formats.trajectory import model as TR
-from ..solver.text import show
+from ..solver.text import listed, show
 from ..solver.validate import MAX_MAGNITUDE
 from .joint_columns import TrajectoryError, _link_objects, columns, format_of
 from .robot_base import robot_tree
@@ -135,8 +135,7 @@ class ImportResult:
 
     def warnings(self, most: int = 6) -> list[str]:
         def names(xs):
-            return ", ".join(xs[:most]) + (f" and {len(xs) - most} more" if len(xs) > most
-                                          else "")
+            return listed(xs, most)
         out = []
         if self.missing_in_scene:
             out.append(f"{len(self.missing_in_scene)} joint values of the file are not in "

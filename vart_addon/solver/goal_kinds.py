@@ -101,10 +101,14 @@ class GoalKind:
         """Remove this goal from ``obj``."""
         GS.clear(self, lk, obj) if self.clear is None else self.clear(lk, obj)
 
-    def goal_id(self, joint) -> GoalId:
-        """The :class:`GoalId` of this goal on ``joint`` (a link's goals are its root
-        joint's: ``linkage.roots[link]``)."""
-        return GoalId(self.name, joint.label(), self.level)
+    def goal_id(self, obj) -> GoalId:
+        """The :class:`GoalId` of this goal on ``obj``, as its batch names it: on a joint, by
+        the joint's label; on a link, by its root joint's (``root joint of link 'x'``); at
+        the level its ``level`` value chose, if it has one, else the kind's."""
+        owner = obj.label() if self.owner == "joint" else f"root joint of link {obj.name!r}"
+        chosen = obj.goals.get(self.name, {}).get("level") if any(
+            v.name == "level" for v in self.values) else None
+        return GoalId(self.name, owner, Level[chosen.upper()] if chosen else self.level)
 
 
 # ---- batch builders ---------------------------------------------------------------------------

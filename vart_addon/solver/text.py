@@ -131,3 +131,11 @@ def frame_ranges(frames) -> str:
         out.append(str(frames[i]) if i == j else f"{frames[i]}-{frames[j]}")
         i = j + 1
     return ", ".join(out)
+
+
+def listed(names, most: int) -> str:
+    """The first ``most`` of ``names`` joined by commas, and how many more there are:
+    ``"a, b and 3 more"``."""
+    names = [str(n) for n in names]
+    more = len(names) - most
+    return ", ".join(names[:most]) + (f" and {more} more" if more > 0 else "")

@@ -108,8 +108,10 @@ def _groups(atoms, n_dof):
 def analyse(linkage, model) -> tuple[list[GroupSpec], list[GoalId]]:
     """Solve groups of the linkage's active goals, and the names of goals no DoF can move."""
     atoms = _atoms(linkage, model)
+    # (gravity on a link no DoF moves, e.g. a fixed base, pulls on nothing: not stuck)
     stuck = [a.kind.goal_id(a.obj) for a in atoms
-             if not a.support.any() and a.kind.owner == "joint"]
+             if not a.support.any() and not (a.kind.owner == "link" and
+                                             a.kind.level == Level.POTENTIAL)]
     gravity = None if linkage.gravity is None else np.asarray(linkage.gravity, float)
     T_world = model.world_poses(model.q_from_joints())  # for the planar loops' test
     specs = []

@@ -32,6 +32,8 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
+from ...solver.text import listed
+
 __all__ = ["Resolution", "resolve", "split_search_paths", "env_search_paths", "package_root",
            "find_package", "MESH_FORMATS"]
 
@@ -60,9 +62,7 @@ class Resolution:
             return f"{self.filename!r} -> {self.path}"
         if self.refused:
             return f"{self.filename!r} refused: {self.refused}"
-        shown = self.tried[:limit]
-        more = len(self.tried) - len(shown)
-        where = ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+        where = listed(self.tried, limit)
         return f"{self.filename!r} not found (looked in {where or 'no place'})"
 
 
