@@ -18,7 +18,8 @@ sidebar panels read and edit these fields by name:
   None for the plane z = 0), ``clearance_tolerance`` (m), ``clearance_summary``,
   ``clearance_ignored`` (pairs of link objects the check leaves out: an SRDF's
   ``disable_collisions``, or added by hand; ``clearance_ignored_index`` its active row);
-  the physics replay's ``replay_summary`` (``vart.replay_physics``).
+  the physics replay's ``replay_summary`` and ``replay_timing`` (``vart.replay_physics``:
+  the scene's frame times, or re-timed as an export re-times the motion).
 - the plotted curves' peaks (``vart.plot_curves``, :mod:`.checks.plots`): ``peaks`` (a row
   per joint, worst first), ``peaks_index`` (a click selects the joint and jumps to the
   frame), ``plot_acceleration_limit`` (rad/s^2) and ``plot_linear_acceleration_limit``
@@ -49,6 +50,15 @@ from bpy.props import (
 
 from .solver import Settings, SolveStatus
 from .solver.text import listed
+
+#: The Timing enum's items (Export Trajectory, Replay in MuJoCo, the replay's scene setting):
+#: how a motion is re-timed within its joints' limits before it goes out.
+RETIME_ITEMS = [
+    ('NONE', "Scene", "The scene's frame times"),
+    ('UNIFORM', "Uniform to Limits", "Scale all times by one factor so the most loaded joint "
+     "meets its velocity or acceleration limit"),
+    ('TOPPRA', "Time-Optimal (TOPP-RA)", "Time-optimal within the limits, starting and "
+     "ending at rest (needs the toppra package)")]
 
 
 def _redraw(self, context):
@@ -257,17 +267,22 @@ class VART_PG_settings(bpy.types.PropertyGroup):
     replay_summary: StringProperty(name="Last Physics Replay", description="Outcome of the "
                                    "last MuJoCo replay (stays up, drift, slip, joints at "
                                    "their effort limit, tracking error)")
+    replay_timing: EnumProperty(
+        name="Timing", items=RETIME_ITEMS, default='NONE',
+        description="The replay's timing: the scene's frame times, or the motion re-timed as "
+                    "Export Trajectory re-times it (within the URDF velocity limits and the "
+                    "acceleration limits below): the motion the robot is sent")
     peaks: CollectionProperty(type=VART_PG_peak)
     peaks_index: IntProperty(name="Peak", default=-1, update=_peak_chosen,
                              description="Click a joint: select it and go to its worst frame")
     plot_acceleration_limit: FloatProperty(
         name="Acceleration Limit", default=0.0, min=0.0,
-        description="Acceleration limit of revolute joints for the peaks list (rad/s^2; "
-                    "0: none)")
+        description="Acceleration limit of revolute joints for the peaks list and a "
+                    "re-timed replay (rad/s^2; 0: none)")
     plot_linear_acceleration_limit: FloatProperty(
         name="Linear Acceleration Limit", default=0.0, min=0.0,
-        description="Acceleration limit of prismatic joints for the peaks list (m/s^2; "
-                    "0: none)")
+        description="Acceleration limit of prismatic joints for the peaks list and a "
+                    "re-timed replay (m/s^2; 0: none)")
     check_after_bake: BoolProperty(
         name="Check After Bake", description="After each bake, run Will It Run? over the "
         "baked range (clearance, balance, static torque, slip) and say in the bake's report "

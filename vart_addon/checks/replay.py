@@ -148,13 +148,17 @@ def _mujoco_values(j, v):
 
 def replay_scene_steps(scene=None, frame_start=None, frame_end=None, *,
                        bridge: SceneBridge | None = None, time_scale: float = 1.0,
-                       **build_kw):
+                       times=None, **build_kw):
     """Replay frames ``frame_start``..``frame_end`` (default the scene's range) of the baked
     scene in MuJoCo: a generator yielding ``(done, total)`` frames and returning
-    ``(ReplayResult, warnings)``. ``time_scale``: the frames' times multiplied by it (a
-    uniformly re-timed export's duration after over before: the motion the robot is sent).
-    ``build_kw`` go to :func:`posed_spec`. Raises :class:`PhysicsError` (MuJoCo missing,
-    nothing to replay, a time scale that is not a positive number) or a BridgeError."""
+    ``(ReplayResult, warnings)``. The frames are played at the scene's frame rate, their
+    times multiplied by ``time_scale`` (a uniformly re-timed export's duration after over
+    before), or at ``times`` (s, one per frame, increasing: the times a re-timed export
+    gives them, ``vart_addon.io_trajectory.export_timing(...).trajectory.times``, TOPP-RA's
+    included): the motion the robot is sent. ``build_kw`` go to :func:`posed_spec`. Raises
+    :class:`PhysicsError` (MuJoCo missing, nothing to replay, a time scale that is not a
+    positive number, times that are not one increasing finite time per frame) or a
+    BridgeError."""
     if not (isinstance(time_scale, (int, float)) and 0.0 < time_scale < float("inf")):
         raise PhysicsError(f"time_scale must be a positive number, got {time_scale!r}")
     scene = scene or bpy.context.scene
@@ -162,6 +166,8 @@ def replay_scene_steps(scene=None, frame_start=None, frame_end=None, *,
     end = int(scene.frame_end if frame_end is None else frame_end)
     if end <= start:
         raise PhysicsError(f"a replay needs two or more frames, got {start}-{end}")
+    if times is not None:
+        times = _frame_times(times, end - start + 1, time_scale)
     bridge = bridge or SceneBridge(scene)
     with kept_frame(scene):
         scene.frame_set(start)
@@ -176,7 +182,25 @@ def replay_scene_steps(scene=None, frame_start=None, frame_end=None, *,
     # meaning: each joint's ref is its value there)
     built = posed_spec(robot, first, meshes=meshes, base=base, closures=closures, **build_kw)
     warnings += built.warnings
-    fps = scene.render.fps / scene.render.fps_base
-    times = (np.array(frames, float) - start) / fps * float(time_scale)
+    if times is None:
+        fps = scene.render.fps / scene.render.fps_base
+        times = (np.array(frames, float) - start) / fps * float(time_scale)
     res = yield from replay_steps(built, times, targets, bodies=bodies)
     return res, warnings
+
+
+def _frame_times(times, n: int, time_scale: float) -> np.ndarray:
+    """``times`` checked as one increasing finite time per frame of ``n`` (s); PhysicsError
+    naming the field else (also beside a ``time_scale``: one or the other)."""
+    if time_scale != 1.0:
+        raise PhysicsError("give times or a time_scale, not both")
+    try:
+        t = np.array(times, dtype=float)
+    except (TypeError, ValueError):
+        raise PhysicsError(f"times must be numbers (s), one per frame, got {times!r}"[:200]) \
+            from None
+    if t.shape != (n,):
+        raise PhysicsError(f"times must hold one time per frame ({n}), got shape {t.shape}")
+    if not np.isfinite(t).all() or not (np.diff(t) > 0).all():
+        raise PhysicsError("times must be finite and increasing, one per frame")
+    return t

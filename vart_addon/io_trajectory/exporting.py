@@ -37,15 +37,17 @@ import numpy as np
 from ..animation import bake_record
 from ..formats.trajectory import files as TIO
 from ..formats.trajectory import model as TR
+from ..formats.trajectory.codecs import check_exportable
 from ..formats.trajectory.ros_goal import GoalTolerances
 from ..formats.trajectory.timing import Limits, RetimeResult
+from ..formats.trajectory.timing import retime as retime_motion
 from ..solver.text import show
 from .joint_columns import TrajectoryError, acceleration_limits, format_of
 from .joint_groups import group_joints
 from .robot_base import robot_tree, sample_base
 from .sampling import _frame_range, sample_trajectory
 
-__all__ = ["export_trajectory", "ExportResult"]
+__all__ = ["export_trajectory", "export_timing", "ExportResult"]
 
 
 def _step(what: str, v) -> float:
@@ -98,12 +100,12 @@ class ExportResult:
         return head
 
 
-def _check_baked(scene, start: int, end: int) -> None:
+def _check_baked(scene, start: int, end: int, what: str = "not exported") -> None:
     gaps = bake_record.uncovered(scene, start, end)
     if gaps:
         where = ", ".join(f"{a}-{b}" if a != b else f"{a}" for a, b in gaps)
         raise TrajectoryError(
-            f"not exported: frames {where} of {start}-{end} are not baked, so the joints that "
+            f"{what}: frames {where} of {start}-{end} are not baked, so the joints that "
             f"follow the virtual ones have no values there; bake them first (Vart > Animation "
             f"> Bake Range over {start}-{end})")
 
@@ -166,6 +168,56 @@ def _group_only(traj, scene, group: str, srdf, notes: list):
     return traj.columns(keep)
 
 
+def _motion(scene, start: int, end: int, source: str, require_bake: bool,
+            include_virtual: bool, actuated: bool, group, srdf, retime, limits, notes: list,
+            file: bool = True):
+    """``(trajectory, robot tree or None, limits)``: what an export of frames
+    ``start``..``end`` samples (every column at every frame; the joints the exported URDF
+    drives, less mimic followers for an ``actuated`` format, unless ``include_virtual``;
+    one planning group's; the floating base's poses), with ``limits`` completed by the
+    robot's joint_limits.yaml acceleration limits when re-timing. ``file``: for a file
+    (what a refusal says)."""
+    traj = sample_trajectory(scene, start, end, source=source, notes=notes)
+    if require_bake:
+        _check_baked(scene, start, end, "not exported" if file else "cannot re-time")
+    tree = robot_tree(scene)
+    if tree is not None and not include_virtual:
+        traj = _urdf_joints_only(traj, tree, notes, actuated)
+    if group:
+        traj = _group_only(traj, scene, group, srdf, notes)
+    if tree is not None and tree.floating:
+        frames = np.arange(start, end + 1)
+        traj = traj.replace(base=sample_base(scene, tree, frames))
+    own = acceleration_limits(scene) if retime else {}  # the robot's joint_limits.yaml
+    if own:
+        limits = dataclasses.replace(limits or Limits(), accelerations=tuple(
+            sorted({**own, **dict((limits or Limits()).accelerations)}.items())))
+    return traj, tree, limits
+
+
+def export_timing(scene, retime: str, *, frame_start=None, frame_end=None,
+                  limits: Limits | None = None, include_virtual: bool = False,
+                  actuated: bool = False, group: str | None = None, srdf=None,
+                  max_speedup: float = 10.0, source: str = "auto",
+                  require_bake: bool = True) -> RetimeResult:
+    """The re-timing :func:`export_trajectory` gives the frame range with the same
+    arguments (``actuated``: for a controller's goal, ``.goal.json``), without writing a
+    file: ``result.trajectory.times`` holds each frame's new time (s, the range's first
+    frame at 0), e.g. for the physics replay of the motion the robot is sent
+    (:func:`vart_addon.checks.replay.replay_scene_steps`). Raises :class:`TrajectoryError`
+    (no joint with a limit, TOPP-RA not installed, an unknown method...)."""
+    scene = scene or bpy.context.scene
+    start, end = _frame_range(scene, frame_start, frame_end)
+    traj, _, limits = _motion(scene, start, end, source, require_bake, include_virtual,
+                              actuated, group, srdf, retime, limits, [], file=False)
+    try:
+        full = TR.unwrap(TR.select(traj, include_virtual))
+        check_exportable(full)
+        return retime_motion(full, limits or Limits(), retime, max_speedup)
+    except (ValueError, TypeError) as e:
+        raise TrajectoryError(f"cannot re-time frames {start}-{end}: {e}") from None
+
+
 def export_trajectory(scene, path, *, frame_start=None, frame_end=None,
                       include_virtual: bool = False, every_frame: bool = False,
                       angle_step: float = math.radians(2.0), length_step: float = 0.02,
@@ -200,23 +252,10 @@ def export_trajectory(scene, path, *, frame_start=None, frame_end=None,
     angle_step, length_step = _step("angle_step", angle_step), _step("length_step", length_step)
     start, end = _frame_range(scene, frame_start, frame_end)
     notes: list = []
-    traj = sample_trajectory(scene, start, end, source=source, notes=notes)
-    if require_bake:
-        _check_baked(scene, start, end)
-    tree = robot_tree(scene)
-    if tree is not None and not include_virtual:
-        traj = _urdf_joints_only(traj, tree, notes, fmt.actuated)
-    if group:
-        traj = _group_only(traj, scene, group, srdf, notes)
-    if tree is not None and tree.floating:
-        frames = np.arange(start, end + 1)
-        traj = traj.replace(base=sample_base(scene, tree, frames))
+    traj, tree, limits = _motion(scene, start, end, source, require_bake, include_virtual,
+                                 fmt.actuated, group, srdf, retime, limits, notes)
     layout = tree.config_layout(fmt.layout) if fmt.layout is not TIO.NAMED and \
         tree is not None else None
-    own = acceleration_limits(scene) if retime else {}  # the robot's joint_limits.yaml
-    if own:
-        limits = dataclasses.replace(limits or Limits(), accelerations=tuple(
-            sorted({**own, **dict((limits or Limits()).accelerations)}.items())))
     try:
         if refuse_violations:
             full = TR.unwrap(TR.select(traj, include_virtual))

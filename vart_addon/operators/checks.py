@@ -6,8 +6,9 @@ listed. ``vart.check_clearance``: the clearance check of a baked range
 the progress indicator, Esc to stop; reported, stored in ``scene.vart.clearance_summary`` and
 marked on the timeline.
 ``vart.replay_physics``: the baked range replayed in MuJoCo
-(:func:`vart_addon.checks.replay.replay_scene_steps`), a few frames per timer tick with the
-progress indicator, Esc to stop; reported and stored in ``scene.vart.replay_summary``, its
+(:func:`vart_addon.checks.replay.replay_scene_steps`), at the scene's frame rate or at the
+times Export Trajectory's re-timing gives the frames (its Timing options), a few frames per
+timer tick with the progress indicator, Esc to stop; reported and stored in ``scene.vart.replay_summary``, its
 tracking error and forces keyed as curves (:mod:`vart_addon.checks.plots`).
 ``vart.plot_curves``: each animated joint's velocity and acceleration keyed as curves; both
 refresh the peaks list (``scene.vart.peaks``)."""
@@ -18,6 +19,7 @@ from bpy.props import BoolProperty, FloatProperty, IntProperty, StringProperty
 
 from . import support
 from .frame_steps import FrameSteps
+from .timing_options import TimingOptions
 
 
 class VART_OT_check_clearance(FrameSteps, bpy.types.Operator):
@@ -132,7 +134,7 @@ class VART_OT_will_it_run(FrameSteps, bpy.types.Operator):
         return self._run_all(context)
 
 
-class VART_OT_replay_physics(FrameSteps, bpy.types.Operator):
+class VART_OT_replay_physics(FrameSteps, bpy.types.Operator, TimingOptions):
     bl_idname = "vart.replay_physics"
     bl_label = "Replay in MuJoCo"
     bl_description = ("Play the baked joint values of the frame range as position targets of "
@@ -142,8 +144,9 @@ class VART_OT_replay_physics(FrameSteps, bpy.types.Operator):
                       "physics step against their limits, the torque inverse dynamics needs, "
                       "what touches the ground with which force, base drift, contact slip and "
                       "whether the robot stays up (Esc stops); the tracking error and peak "
-                      "force are keyed as curves of each joint (Vart Plots). Needs the PyPI "
-                      "package mujoco-core")
+                      "force are keyed as curves of each joint (Vart Plots). Timing: at the "
+                      "scene's frame rate, or re-timed as Export Trajectory re-times it (the "
+                      "motion the robot is sent). Needs the PyPI package mujoco-core")
     bl_options = {'REGISTER', 'UNDO'}
     verb = "Replaying"
 
@@ -158,7 +161,16 @@ class VART_OT_replay_physics(FrameSteps, bpy.types.Operator):
 
     def _start(self, context):
         from ..checks.replay import replay_scene_steps
-        self._steps = replay_scene_steps(context.scene, self.frame_start, self.frame_end)
+        self._timing = None
+        times = None
+        if self.retime_method() is not None:
+            from ..io_trajectory import export_timing
+            self._timing = export_timing(context.scene, self.retime_method(),
+                                         frame_start=self.frame_start,
+                                         frame_end=self.frame_end, limits=self.limits())
+            times = self._timing.trajectory.times
+        self._steps = replay_scene_steps(context.scene, self.frame_start, self.frame_end,
+                                         times=times)
         self._done, self._total = 0, self.frame_end - self.frame_start + 1
         context.window_manager.progress_begin(0, self._total)
 
@@ -169,6 +181,8 @@ class VART_OT_replay_physics(FrameSteps, bpy.types.Operator):
         from ..checks.plots import key_replay_curves, store_peaks
         res, warnings = value
         text = res.summary(first_frame=self.frame_start)
+        if self._timing is not None:  # (the motion an export re-timed so would send)
+            text = f"{text}. At the export's timing: {self._timing.summary()}"
         context.scene.vart.replay_summary = text
         key_replay_curves(context.scene, res, self.frame_start)
         store_peaks(context.scene)

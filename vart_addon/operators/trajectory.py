@@ -28,10 +28,10 @@ from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from ..formats.trajectory import files as TIO
 from ..formats.trajectory.ros_goal import GoalTolerances, Tolerance
-from ..formats.trajectory.timing import Limits
 from ..shared import bridge_cache
 from . import support
 from .io import report_warnings
+from .timing_options import TimingOptions
 
 #: The Format enum's items, one per format of the table.
 FORMAT_ITEMS = [(f.id, f.label, f.description) for f in TIO.TABLE]
@@ -54,7 +54,7 @@ def _store_bake(scene, res) -> None:
     scene.vart.status_summary = scene.vart.bake_summary = res.summary()
 
 
-class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
+class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper, TimingOptions):
     bl_idname = "vart.export_trajectory"
     bl_label = "Export Trajectory"
     bl_description = (f"Export the joint values of a frame range as a trajectory ({_NAMES}), "
@@ -90,26 +90,6 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
     derivatives: BoolProperty(name="CSV Velocities", default=False,
                               description="CSV: add velocity and acceleration columns "
                               "(JSON always has them; a .path has none)")
-    retime: EnumProperty(name="Timing", default='NONE', items=[
-        ('NONE', "Scene", "The scene's frame times"),
-        ('UNIFORM', "Uniform to Limits", "Scale all times by one factor so the most loaded "
-         "joint meets its velocity or acceleration limit"),
-        ('TOPPRA', "Time-Optimal (TOPP-RA)", "Time-optimal within the limits, starting and "
-         "ending at rest (needs the toppra package)")],
-        description="Re-time the motion within the joints' limits (URDF velocity limits, "
-        "or the defaults below)")
-    velocity_limit: FloatProperty(name="Default Velocity", subtype='ANGLE', default=0.0,
-                                  min=0.0, description="Velocity limit (per second) of angular "
-                                  "joints without a URDF limit (0: none)")
-    linear_velocity_limit: FloatProperty(name="Default Linear Velocity", default=0.0,
-                                         min=0.0, description="Velocity limit (m/s) of linear "
-                                         "joints without a URDF limit (0: none)")
-    acceleration_limit: FloatProperty(name="Acceleration", subtype='ANGLE', default=0.0,
-                                      min=0.0, description="Acceleration limit (per second "
-                                      "squared) of angular joints (0: none)")
-    linear_acceleration_limit: FloatProperty(name="Linear Acceleration", default=0.0, min=0.0,
-                                             description="Acceleration limit (m/s^2) of "
-                                             "linear joints (0: none)")
     refuse_violations: BoolProperty(name="Refuse Limit Violations", default=False,
                                     description="Write nothing when a joint leaves its limits "
                                     "(else the file is written and the violations reported)")
@@ -139,6 +119,22 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
                                             "controller's default")
     goal_time_tolerance: _tolerance("Goal Time Tolerance", "how late the end may be "
                                     "reached", "s; 0: the controller's default")
+
+    #: The options in the file browser's side panel, in this order (the Timing options come
+    #: from a mixin, whose properties Blender would list first).
+    DRAWN = ("file_format", "frame_start", "frame_end", "include_virtual", "every_frame",
+             "angle_step", "length_step", "require_bake", "derivatives", "retime",
+             "velocity_limit", "linear_velocity_limit", "acceleration_limit",
+             "linear_acceleration_limit", "refuse_violations", "joint_group", "srdf_file",
+             "path_position_tolerance", "path_velocity_tolerance",
+             "path_acceleration_tolerance", "goal_position_tolerance",
+             "goal_velocity_tolerance", "goal_acceleration_tolerance", "goal_time_tolerance")
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        for name in self.DRAWN:
+            layout.prop(self, name)
 
     @property
     def filename_ext(self):
@@ -198,12 +194,7 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper):
                                     refuse_violations=self.refuse_violations,
                                     require_bake=self.require_bake,
                                     derivatives=self.derivatives or None,
-                                    retime=None if self.retime == 'NONE'
-                                    else self.retime.lower(),
-                                    limits=Limits(self.velocity_limit or None,
-                                                  self.linear_velocity_limit or None,
-                                                  self.acceleration_limit or None,
-                                                  self.linear_acceleration_limit or None),
+                                    retime=self.retime_method(), limits=self.limits(),
                                     group=self.joint_group.strip() or None,
                                     srdf=bpy.path.abspath(self.srdf_file) or None,
                                     tolerances=tolerances)

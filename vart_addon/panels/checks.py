@@ -3,7 +3,8 @@ tolerance of clearance; friction, contact tolerance, torque margin and slip tole
 statics; the link pairs clearance leaves out, to add and remove by hand; Will It Run? runs
 both, Clearance Only the first) and what the last check found,
 with the failing frames and the joints by peak static torque (a click goes there); Replay in
-MuJoCo and what the last replay measured; Plot Curves and the joints' peaks against their
+MuJoCo with its timing (the scene's, or re-timed as an export would be, within the
+acceleration limits below) and what the last replay measured; Plot Curves and the joints' peaks against their
 limits, worst first (a click selects the joint and jumps to the frame)."""
 
 import bpy
@@ -38,7 +39,11 @@ class VART_PT_checks(C.Panel, bpy.types.Panel):
             layout.label(text="Failing frames, joints by peak torque / limit:")
             layout.template_list("VART_UL_statics", "", sv, "statics_rows", sv,
                                  "statics_index", rows=4)
-        C.op(layout, "vart.replay_physics", icon='PHYSICS')
+        row = layout.row(align=True)
+        C.op(row, "vart.replay_physics", icon='PHYSICS', retime=sv.replay_timing,
+             acceleration_limit=sv.plot_acceleration_limit,
+             linear_acceleration_limit=sv.plot_linear_acceleration_limit)
+        row.prop(sv, "replay_timing", text="")
         _outcome(layout, getattr(sv, "replay_summary", ""), "effort limit",
                  "Not replayed yet", lines=sentence_lines)
         col = layout.column(align=True)

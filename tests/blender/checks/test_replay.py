@@ -155,6 +155,38 @@ def test_a_time_scale_that_is_not_a_positive_number_is_refused(vart_registered, 
         next(replay_scene_steps(bpy.context.scene, time_scale=scale))
 
 
+@pytest.mark.parametrize("times, message", [
+    ([0.0, 1.0], r"one time per frame \(96\), got shape \(2,\)"),
+    (np.r_[0.0, np.ones(95)], "finite and increasing"),
+    (np.r_[np.arange(95.0), np.nan], "finite and increasing"),
+    (["a"] * 96, "must be numbers"),
+    (np.arange(96.0), "not both")])
+def test_times_that_are_not_one_increasing_time_per_frame_are_refused(vart_registered, times,
+                                                                      message):
+    from vart_addon.physics.model import PhysicsError
+    assert bpy.ops.vart.add_example(example="fourbar") == {'FINISHED'}
+    scale = 2.0 if message == "not both" else 1.0
+    with pytest.raises(PhysicsError, match=message):
+        next(replay_scene_steps(bpy.context.scene, times=times, time_scale=scale))
+
+
+def test_a_replay_plays_at_the_times_given(vart_registered):
+    """Frame k at ``times[k]``: the targets are the baked values at those times (a fourbar's
+    crank, played twice as slowly in its second half)."""
+    assert bpy.ops.vart.add_example(example="fourbar") == {'FINISHED'}
+    assert bpy.ops.vart.bake() == {'FINISHED'}
+    scene = bpy.context.scene
+    n = scene.frame_end - scene.frame_start + 1
+    fps = scene.render.fps / scene.render.fps_base
+    steps = np.where(np.arange(1, n) < n // 2, 1.0, 2.0) / fps
+    times = np.r_[0.0, np.cumsum(steps)]
+    res, _ = run_steps(replay_scene_steps(scene, times=times))
+    plain, _ = run_steps(replay_scene_steps(scene))
+    np.testing.assert_array_equal(res.times, times)
+    assert res.sim_s == pytest.approx(times[-1])
+    np.testing.assert_array_equal(res.target, plain.target)  # the same values, later
+
+
 def test_a_joint_value_stored_as_a_number_replays(vart_registered):
     """Issue 35: ``q`` as a plain number, which the schema accepts for a 1-DoF joint, is read
     through the schema: the replay runs and its curves are keyed."""

@@ -159,3 +159,32 @@ def test_the_motion_goes_to_a_controller_retimed_to_the_limits(ur5_baked, tmp_pa
     assert res.frames_done == X.FRAMES and res.saturated() == {}
     assert res.times[-1] == pytest.approx(out.timing.duration_after, rel=1e-6)
     assert (np.abs(res.force) <= res.limit + 1e-6).all()
+
+
+def test_the_motion_a_toppra_export_sends_replays_within_the_makers_limits(ur5_baked,
+                                                                             tmp_path):
+    """Re-timed time-optimally (TOPP-RA: fastest where the arm is free, at rest at both ends),
+    the motion is not one time scale of the bake's: the replay plays it at the times the
+    export gives the frames (``export_timing``, the same re-timing without a file), and
+    *Replay in MuJoCo* with Timing TOPP-RA plays the same and says so."""
+    pytest.importorskip("toppra")
+    pytest.importorskip("mujoco")
+    from vart_addon import io_trajectory as TB
+    from vart_addon.checks.replay import replay_scene_steps
+    from vart_addon.formats.trajectory.timing import Limits
+    limits = Limits(acceleration=2.0)
+    out = TB.export_trajectory(ur5_baked, str(tmp_path / "pick.json"), retime="toppra",
+                               limits=limits)
+    timing = TB.export_timing(ur5_baked, "toppra", limits=limits)
+    t = timing.trajectory.times
+    np.testing.assert_array_equal(t, out.timing.trajectory.times)
+    steps = np.diff(t)
+    assert steps.max() > 2 * steps.min()  # not a uniform scale
+    res, _ = run_steps(replay_scene_steps(ur5_baked, times=t))
+    np.testing.assert_array_equal(res.times, t)
+    assert res.frames_done == X.FRAMES and res.saturated() == {}
+    assert (np.abs(res.force) <= res.limit + 1e-6).all()
+    assert bpy.ops.vart.replay_physics(retime='TOPPRA', acceleration_limit=2.0) == {'FINISHED'}
+    text = ur5_baked.vart.replay_summary
+    assert text.endswith(f"At the export's timing: {timing.summary()}"), text
+    assert f"({t[-1]:.2f} s simulated" in text

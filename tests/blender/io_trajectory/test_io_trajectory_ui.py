@@ -78,6 +78,28 @@ def test_the_operators_are_registered_with_their_properties(vart_registered):
     assert OT.VART_OT_import_trajectory.bl_options >= {'REGISTER', 'UNDO'}
 
 
+def test_the_export_dialog_draws_every_option_once_timing_after_the_waypoints(
+        vart_registered):
+    """Export Trajectory's own draw() (its Timing options come from a mixin shared with
+    Replay in MuJoCo, which Blender would list first): every option but the file browser's
+    own, each once, Timing and its limits after the waypoints' options."""
+    from vart_addon.operators import trajectory as OT
+    rna = bpy.ops.vart.export_trajectory.get_rna_type().properties
+    options = set(rna.keys()) - {"rna_type", "filepath", "check_existing", "filter_glob"}
+    drawn: list = []
+    layout = SimpleNamespace(prop=lambda data, name, **kw: drawn.append(name))
+    cls = OT.VART_OT_export_trajectory
+    cls.draw(SimpleNamespace(layout=layout, DRAWN=cls.DRAWN), bpy.context)
+    assert sorted(drawn) == sorted(options) and len(drawn) == len(set(drawn))
+    assert drawn.index("retime") == drawn.index("derivatives") + 1
+    replay = bpy.ops.vart.replay_physics.get_rna_type().properties
+    for name in ("retime", "velocity_limit", "linear_velocity_limit", "acceleration_limit",
+                 "linear_acceleration_limit"):
+        a, b = replay[name], rna[name]
+        assert (a.type, a.subtype, a.default, a.description) == \
+            (b.type, b.subtype, b.default, b.description)
+
+
 def test_no_keymap_and_nothing_left_after_unregister(vart_registered):
     kc = bpy.context.window_manager.keyconfigs.addon
     if kc is not None:  # none in background mode

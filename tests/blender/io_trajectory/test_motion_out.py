@@ -118,6 +118,34 @@ def test_retimed_motions_keep_within_the_urdf_velocity_limits(key, vart_register
         print(f"\n{key}: {timing.summary()} (URDF velocity limits, {acc} rad/s^2)")
 
 
+@pytest.mark.parametrize("method", ("uniform", "toppra"))
+def test_export_timing_is_the_export_s_re_timing_without_a_file(method, vart_registered,
+                                                                 tmp_path):
+    """``export_timing`` (what a re-timed replay plays) gives every frame the time the export
+    with the same arguments gives it, bit for bit, and writes nothing."""
+    scene = story("trenching")
+    limits = Limits(acceleration=2.0)
+    res = TB.export_trajectory(scene, tmp_path / "m.json", retime=method, limits=limits)
+    before = set(tmp_path.iterdir())
+    timing = TB.export_timing(scene, method, limits=limits)
+    assert set(tmp_path.iterdir()) == before
+    assert timing.method == res.timing.method == method
+    np.testing.assert_array_equal(timing.trajectory.times, res.timing.trajectory.times)
+    assert timing.trajectory.times[0] == 0.0 and timing.trajectory.n_times == N
+    part = TB.export_timing(scene, method, limits=limits, frame_start=5, frame_end=20)
+    assert part.trajectory.n_times == 16 and part.trajectory.times[0] == 0.0
+
+
+def test_export_timing_refuses_what_the_export_refuses(vart_registered):
+    scene = story("camera_tilt")
+    with pytest.raises(TB.TrajectoryError, match="cannot re-time frames 1-48: re-timing "
+                                                 "method must be one of"):
+        TB.export_timing(scene, "fastest")
+    with pytest.raises(TB.TrajectoryError, match="cannot re-time: frames 49-58 of 1-58 are "
+                                                 "not baked"):
+        TB.export_timing(scene, "uniform", frame_end=N + 10)
+
+
 def test_an_unknown_retiming_is_refused_and_writes_nothing(vart_registered, tmp_path):
     scene = story("camera_tilt")
     with pytest.raises(TB.TrajectoryError, match="re-timing method must be one of"):

@@ -109,15 +109,20 @@ LAYOUT_MAKERS = {"row", "column", "box", "split", "column_flow", "grid_flow"}
 
 
 class OpProps:
+    """An operator button's properties: each one set is checked against the operator and
+    kept in ``values``."""
+
     def __init__(self, idname):
         mod, _, name = idname.partition(".")
         object.__setattr__(self, "_rna", getattr(getattr(bpy.ops, mod), name).get_rna_type())
+        object.__setattr__(self, "values", {})
 
     def __setattr__(self, key, value):
         prop = self._rna.properties.get(key)
         assert prop is not None, f"{self._rna.identifier} has no property {key!r}"
         if prop.type == 'ENUM':
             assert value in prop.enum_items.keys(), f"{key}={value!r} not in {prop.enum_items.keys()}"
+        self.values[key] = value
 
 
 class Rec:
@@ -158,7 +163,8 @@ class Rec:
                 assert C.has_operator(bound["operator"]), bound["operator"]
                 if name == "operator_menu_enum":
                     OpProps(bound["operator"])._rna.properties[bound["property"]]
-                return OpProps(bound["operator"])
+                bound["_props"] = OpProps(bound["operator"])  # (what the panel sets on it)
+                return bound["_props"]
             return None
         return call
 
@@ -346,6 +352,21 @@ def test_every_panel_draws_on_an_empty_scene():
     assert "No active joint: pick one in the list" in labels(draw(PJ.VART_PT_active_joint))
     assert "Not solved yet" in labels(draw(PS.VART_PT_solver))
     assert props(draw(PS.VART_PT_scene)) == ["gravity_enabled", "gravity", "overlay_enabled"]
+
+
+def test_the_will_it_run_panel_replays_at_its_timing():
+    """Replay in MuJoCo gets the scene's Timing beside it, and the acceleration limits the
+    peaks list reads (the limits a re-timed export is given)."""
+    from vart_addon.panels import checks as PC
+    sv = scene_settings()
+    sv.replay_timing, sv.plot_acceleration_limit = 'TOPPRA', 2.0
+    sv.plot_linear_acceleration_limit = 0.5
+    log = draw(PC.VART_PT_checks)
+    (button,) = [b["_props"] for n, b in log if n == "operator"
+                 and b["operator"] == "vart.replay_physics"]
+    assert button.values == {"retime": 'TOPPRA', "acceleration_limit": 2.0,
+                             "linear_acceleration_limit": 0.5}
+    assert "replay_timing" in props(log)
 
 
 @pytest.mark.parametrize("jtype", list(CATALOG))
