@@ -164,6 +164,57 @@ def test_bad_tolerances_are_refused_naming_the_field(make, field):
         make()
 
 
+def tolerance_rows(tols) -> dict:
+    return {t.name: (t.position, t.velocity, t.acceleration) for t in tols}
+
+
+def test_linear_joints_take_their_own_tolerances_and_a_joint_its_own(tmp_path):
+    """A prismatic finger's tolerance is in metres, an arm joint's in radians: each kind has
+    its own numbers, and a joint given its own keeps them (the others their kind's)."""
+    path = tmp_path / "arm.goal.json"
+    tol = GoalTolerances(Tolerance(0.05, 0.5, 2.5), Tolerance(0.01, 0.02, 0.0), 0.25,
+                         linear_path=Tolerance(0.002, 0.01), linear_goal=Tolerance(0.0005),
+                         joints={"wrist": (Tolerance(0.1), None), "slide": (None, Tolerance(1e-4))})
+    F.export_motion(arm_motion(), path, retime="uniform", limits=LIMITS, options=tol)
+    msg, _ = goal_message(path)
+    assert tolerance_rows(msg.path_tolerance) == {
+        "shoulder": (0.05, 0.5, 2.5), "elbow": (0.05, 0.5, 2.5), "wrist": (0.1, 0.0, 0.0),
+        "slide": (0.002, 0.01, 0.0)}
+    assert tolerance_rows(msg.goal_tolerance) == {
+        "shoulder": (0.01, 0.02, 0.0), "elbow": (0.01, 0.02, 0.0), "wrist": (0.01, 0.02, 0.0),
+        "slide": (1e-4, 0.0, 0.0)}
+    # without linear tolerances, a linear joint takes the same numbers (as before them)
+    F.export_motion(arm_motion(), path, retime="uniform", limits=LIMITS, options=TOLERANCES)
+    msg, _ = goal_message(path)
+    assert tolerance_rows(msg.path_tolerance)["slide"] == (0.05, 0.5, 2.5)
+
+
+def test_a_tolerance_for_a_joint_the_goal_does_not_command_is_refused(tmp_path):
+    target = tmp_path / "m.goal.json"
+    tol = GoalTolerances(joints={"tilt_v": (Tolerance(0.1), None)})  # virtual: not written
+    with pytest.raises(ValueError, match=r"tolerances for joints the goal does not command: "
+                                         r"'tilt_v' \(it has 'shoulder', 'elbow'"):
+        F.export_motion(arm_motion(), target, options=tol)
+    assert not target.exists()
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: GoalTolerances(linear_path=Tolerance(position=-1.0)),
+     r"^linear path_tolerance.position must be a finite number >= 0"),
+    (lambda: GoalTolerances(linear_goal=0.1),
+     r"^linear goal_tolerance must be a Tolerance or None, got float"),
+    (lambda: GoalTolerances(path=None), r"^path_tolerance must be a Tolerance, got NoneType"),
+    (lambda: GoalTolerances(joints={"wrist": (None, Tolerance(velocity=math.nan))}),
+     r"^joint 'wrist' goal_tolerance.velocity must be a finite number >= 0"),
+    (lambda: GoalTolerances(joints={"wrist": Tolerance(0.1)}),
+     r"^joints\['wrist'\] must be a \(path, goal\) pair"),
+    (lambda: GoalTolerances(joints=[("wrist", (None, None))]), r"^joints must map joint names"),
+])
+def test_bad_linear_and_joint_tolerances_are_refused_naming_them(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
 def test_tolerances_of_another_class_write_nothing(tmp_path):
     target = tmp_path / "m.goal.json"
     target.write_text("old contents")

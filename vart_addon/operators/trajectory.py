@@ -37,14 +37,24 @@ from .timing_options import TimingOptions
 FORMAT_ITEMS = [(f.id, f.label, f.description) for f in TIO.TABLE]
 #: The formats' names in a sentence: "CSV, ROS JointTrajectory or Klampt Path".
 _NAMES = ", ".join(f.name for f in TIO.TABLE[:-1]) + f" or {TIO.TABLE[-1].name}"
-#: What a tolerance's position is in, and what 0 means.
-_TOLERANCE_UNITS = "rad for a revolute joint, m for a prismatic one; 0: the controller's default"
+#: What a goal tolerance is of, when, and in what unit (angular joints, linear joints).
+_WHEN = {"path": "as the trajectory runs", "goal": "at its end"}
+_WHAT = {"position": ("how far the joint may be from the trajectory", "rad", "m"),
+         "velocity": ("the velocity error allowed", "rad/s", "m/s"),
+         "acceleration": ("the acceleration error allowed", "rad/s^2", "m/s^2")}
 
 
-def _tolerance(name: str, what: str, unit: str):
-    """A FloatProperty of a goal tolerance (>= 0; 0: the controller's default)."""
-    return FloatProperty(name=name, default=0.0, min=0.0, soft_max=10.0, precision=4,
-                         description=f"FollowJointTrajectory goal: {what} ({unit})")
+def _tolerance(when: str, quantity: str, linear: bool = False):
+    """A FloatProperty of a FollowJointTrajectory goal tolerance (>= 0; 0: the controller's
+    default): ``when`` "path" or "goal", ``quantity`` a key of :data:`_WHAT`, of the
+    revolute (or ``linear``: prismatic) joints."""
+    what, angular_unit, linear_unit = _WHAT[quantity]
+    kind = "prismatic" if linear else "revolute or continuous"
+    return FloatProperty(
+        name=f"{when.title()} {'Linear ' if linear else ''}{quantity.title()} Tolerance",
+        default=0.0, min=0.0, soft_max=10.0, precision=4,
+        description=f"FollowJointTrajectory goal: {what} {_WHEN[when]}, for each {kind} joint "
+                    f"({linear_unit if linear else angular_unit}; 0: the controller's default)")
 
 
 def _store_bake(scene, res) -> None:
@@ -100,25 +110,22 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper, TimingOptions)
     srdf_file: StringProperty(name="SRDF", default="", subtype='FILE_PATH',
                               description="The SRDF of the joint group (empty: the one "
                               "read with the robot's URDF at import)")
-    path_position_tolerance: _tolerance("Path Position Tolerance", "how far a joint may be "
-                                        "from the trajectory as it runs",
-                                        _TOLERANCE_UNITS)
-    path_velocity_tolerance: _tolerance("Path Velocity Tolerance", "velocity error allowed "
-                                        "as it runs", "rad/s or m/s; 0: the controller's "
-                                        "default")
-    path_acceleration_tolerance: _tolerance("Path Acceleration Tolerance", "acceleration "
-                                            "error allowed as it runs", "rad/s^2 or m/s^2; "
-                                            "0: the controller's default")
-    goal_position_tolerance: _tolerance("Goal Position Tolerance", "how far a joint may "
-                                        "end from the last point", _TOLERANCE_UNITS)
-    goal_velocity_tolerance: _tolerance("Goal Velocity Tolerance", "velocity allowed at "
-                                        "the end", "rad/s or m/s; 0: the controller's "
-                                        "default")
-    goal_acceleration_tolerance: _tolerance("Goal Acceleration Tolerance", "acceleration "
-                                            "allowed at the end", "rad/s^2 or m/s^2; 0: the "
-                                            "controller's default")
-    goal_time_tolerance: _tolerance("Goal Time Tolerance", "how late the end may be "
-                                    "reached", "s; 0: the controller's default")
+    path_position_tolerance: _tolerance("path", "position")
+    path_velocity_tolerance: _tolerance("path", "velocity")
+    path_acceleration_tolerance: _tolerance("path", "acceleration")
+    path_linear_position_tolerance: _tolerance("path", "position", linear=True)
+    path_linear_velocity_tolerance: _tolerance("path", "velocity", linear=True)
+    path_linear_acceleration_tolerance: _tolerance("path", "acceleration", linear=True)
+    goal_position_tolerance: _tolerance("goal", "position")
+    goal_velocity_tolerance: _tolerance("goal", "velocity")
+    goal_acceleration_tolerance: _tolerance("goal", "acceleration")
+    goal_linear_position_tolerance: _tolerance("goal", "position", linear=True)
+    goal_linear_velocity_tolerance: _tolerance("goal", "velocity", linear=True)
+    goal_linear_acceleration_tolerance: _tolerance("goal", "acceleration", linear=True)
+    goal_time_tolerance: FloatProperty(
+        name="Goal Time Tolerance", default=0.0, min=0.0, soft_max=10.0, precision=4,
+        description="FollowJointTrajectory goal: how late the end may be reached (s; 0: the "
+                    "controller's default)")
 
     #: The options in the file browser's side panel, in this order (the Timing options come
     #: from a mixin, whose properties Blender would list first).
@@ -126,9 +133,9 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper, TimingOptions)
              "angle_step", "length_step", "require_bake", "derivatives", "retime",
              "velocity_limit", "linear_velocity_limit", "acceleration_limit",
              "linear_acceleration_limit", "refuse_violations", "joint_group", "srdf_file",
-             "path_position_tolerance", "path_velocity_tolerance",
-             "path_acceleration_tolerance", "goal_position_tolerance",
-             "goal_velocity_tolerance", "goal_acceleration_tolerance", "goal_time_tolerance")
+             *(f"{when}_{kind}{q}_tolerance" for when in ("path", "goal")
+               for kind in ("", "linear_") for q in ("position", "velocity", "acceleration")),
+             "goal_time_tolerance")
 
     def draw(self, context):
         layout = self.layout
@@ -220,12 +227,11 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper, TimingOptions)
     def _tolerances(self) -> GoalTolerances:
         """The goal's tolerances as typed (ValueError naming the field for a bad one)."""
         t = support.typed
-        return GoalTolerances(
-            Tolerance(t(self.path_position_tolerance), t(self.path_velocity_tolerance),
-                      t(self.path_acceleration_tolerance)),
-            Tolerance(t(self.goal_position_tolerance), t(self.goal_velocity_tolerance),
-                      t(self.goal_acceleration_tolerance)),
-            t(self.goal_time_tolerance))
+        def of(when: str, kind: str = "") -> Tolerance:
+            return Tolerance(*(t(getattr(self, f"{when}_{kind}{q}_tolerance"))
+                               for q in ("position", "velocity", "acceleration")))
+        return GoalTolerances(of("path"), of("goal"), t(self.goal_time_tolerance),
+                              linear_path=of("path", "linear_"), linear_goal=of("goal", "linear_"))
 
 
 # bpy_extras' stubs declare ImportHelper.check -> None (clashes with Operator's).

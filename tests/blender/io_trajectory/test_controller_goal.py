@@ -177,3 +177,25 @@ def test_the_export_operator_takes_the_group_and_tolerances_and_import_reads_it_
     got = TB.sample_trajectory(scene, imp.bake.frame_end, imp.bake.frame_end)
     q = dict(zip(got.joint_names, got.positions[0]))
     np.testing.assert_allclose([q[n] for n in ARM], [REACH[n] for n in ARM], atol=1e-6)
+
+
+def test_the_finger_takes_the_linear_tolerances_and_the_arm_the_angular(vart_registered,
+                                                                         tmp_path):
+    """Every actuated joint (no group): the seven revolute arm joints get the tolerances
+    typed in radians, the prismatic finger those typed in metres (one number was read in
+    both units before); 0 leaves the finger's to the controller."""
+    scene, _ = panda_motion()
+    path = tmp_path / "all.goal.json"
+    assert bpy.ops.vart.export_trajectory(
+        filepath=str(path), retime='UNIFORM', acceleration_limit=ACCELERATION,
+        path_position_tolerance=0.05, path_velocity_tolerance=0.5,
+        path_linear_position_tolerance=0.002, goal_position_tolerance=0.01,
+        goal_linear_position_tolerance=0.0005, goal_linear_velocity_tolerance=0.01) \
+        == {'FINISHED'}
+    msg, _ = goal_of(path)
+    finger = FINGERS[0]
+    path_tol = {t.name: (t.position, t.velocity) for t in msg.path_tolerance}
+    goal_tol = {t.name: (t.position, t.velocity) for t in msg.goal_tolerance}
+    assert set(path_tol) == set(goal_tol) == set(ARM) | {finger}
+    assert path_tol.pop(finger) == (0.002, 0.0) and goal_tol.pop(finger) == (0.0005, 0.01)
+    assert set(path_tol.values()) == {(0.05, 0.5)} and set(goal_tol.values()) == {(0.01, 0.0)}

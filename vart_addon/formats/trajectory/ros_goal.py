@@ -17,8 +17,11 @@ named as ROS names it::
      "goal_time_tolerance": {"sec": 0, "nanosec": 0}}
 
 ``path_tolerance`` and ``goal_tolerance`` hold one ``control_msgs/JointTolerance`` per joint
-of the trajectory, in its order; a value 0 leaves the controller's default. The multi-DoF
-trajectory and the component (multi-DoF) tolerances are empty: a goal of 1-DoF joints.
+of the trajectory, in its order; a value 0 leaves the controller's default. Each joint's is
+its own when given (:attr:`GoalTolerances.joints`), else its kind's: linear (prismatic)
+joints take ``linear_path`` / ``linear_goal`` (m, m/s, m/s^2), angular ones ``path`` /
+``goal`` (rad...), so one number is never read in two units. The multi-DoF trajectory and
+the component (multi-DoF) tolerances are empty: a goal of 1-DoF joints.
 
 **At rest at the end.** ros2_controllers' joint trajectory controller refuses a goal whose
 last point has a velocity above float32's epsilon (``allow_nonzero_velocity_at_trajectory_end``
@@ -35,7 +38,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -66,21 +69,63 @@ class Tolerance:
 @dataclasses.dataclass(frozen=True)
 class GoalTolerances:
     """A goal's tolerances, its options in the table of formats: ``path`` (while the
-    trajectory runs: ``path_tolerance``), ``goal`` (at its end: ``goal_tolerance``) and
-    ``goal_time`` (s: how late the end may be reached, ``goal_time_tolerance``). Each value
-    a finite number >= 0 (0: the controller's default); ValueError naming the field else."""
+    trajectory runs: ``path_tolerance``) and ``goal`` (at its end: ``goal_tolerance``) of the
+    angular joints; ``linear_path`` and ``linear_goal`` of the linear (prismatic) ones (None:
+    the same numbers as ``path`` and ``goal``); ``joints``: a joint's own, which win (joint
+    name -> ``(path, goal)``, each a Tolerance or None for its kind's); and ``goal_time`` (s:
+    how late the end may be reached, ``goal_time_tolerance``). Each value a finite number
+    >= 0 (0: the controller's default); ValueError naming the field else (a joint the
+    trajectory does not have: when the goal is written, :meth:`of`)."""
 
     path: Tolerance = Tolerance()
     goal: Tolerance = Tolerance()
     goal_time: float = 0.0
+    linear_path: Optional[Tolerance] = None
+    linear_goal: Optional[Tolerance] = None
+    joints: Mapping[str, tuple] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self):
-        for field, tol in (("path_tolerance", self.path), ("goal_tolerance", self.goal)):
+        # (field, value, whether None is allowed: then the kind's or the angular ones')
+        checked = [("path_tolerance", self.path, False), ("goal_tolerance", self.goal, False),
+                   ("linear path_tolerance", self.linear_path, True),
+                   ("linear goal_tolerance", self.linear_goal, True)]
+        if not isinstance(self.joints, Mapping):
+            raise ValueError(f"joints must map joint names to (path, goal) tolerances, got "
+                             f"{type(self.joints).__name__}")
+        for name, pair in self.joints.items():
+            if not isinstance(name, str) or not isinstance(pair, tuple) or len(pair) != 2:
+                raise ValueError(f"joints[{show(name)}] must be a (path, goal) pair of "
+                                 f"Tolerance or None, got {show(pair)}")
+            checked += [(f"joint {name!r} path_tolerance", pair[0], True),
+                        (f"joint {name!r} goal_tolerance", pair[1], True)]
+        for field, tol, optional in checked:
+            if tol is None and optional:
+                continue
             if not isinstance(tol, Tolerance):
-                raise ValueError(f"{field} must be a Tolerance, got {type(tol).__name__}")
+                raise ValueError(f"{field} must be a Tolerance{' or None' if optional else ''}"
+                                 f", got {type(tol).__name__}")
             for f in dataclasses.fields(Tolerance):
                 _at_least_zero(f"{field}.{f.name}", getattr(tol, f.name))
         _at_least_zero("goal_time_tolerance", self.goal_time)
+
+    def of(self, names: Sequence[str], kinds: Sequence[str]) -> tuple[list, list]:
+        """The ``(path, goal)`` Tolerance of each joint ``names[k]`` of kind ``kinds[k]``
+        ("angular" or "linear"); ValueError naming a joint of :attr:`joints` that is not
+        among ``names``."""
+        unknown = sorted(set(self.joints) - set(names))
+        if unknown:
+            raise ValueError(f"tolerances for joints the goal does not command: "
+                             f"{', '.join(map(repr, unknown))} (it has "
+                             f"{', '.join(map(repr, names))})")
+        path, goal = [], []
+        for n, kind in zip(names, kinds):
+            own_path, own_goal = self.joints.get(n, (None, None))
+            linear = kind == "linear"
+            path.append(own_path or (self.linear_path if linear and self.linear_path
+                                     else self.path))
+            goal.append(own_goal or (self.linear_goal if linear and self.linear_goal
+                                     else self.goal))
+        return path, goal
 
 
 def _at_least_zero(field: str, v) -> None:
@@ -89,9 +134,9 @@ def _at_least_zero(field: str, v) -> None:
                          f"got {show(v)}")
 
 
-def _joint_tolerances(names: Sequence[str], tol: Tolerance) -> list:
-    return [{"name": n, "position": float(tol.position), "velocity": float(tol.velocity),
-             "acceleration": float(tol.acceleration)} for n in names]
+def _joint_tolerances(names: Sequence[str], tols: Sequence[Tolerance]) -> list:
+    return [{"name": n, "position": float(t.position), "velocity": float(t.velocity),
+             "acceleration": float(t.acceleration)} for n, t in zip(names, tols)]
 
 
 # ---------------------------------------------------------------- JSON that is YAML
@@ -155,14 +200,15 @@ def format_goal(traj: Trajectory, tolerances: Optional[GoalTolerances] = None) -
         raise ValueError(f"a FollowJointTrajectory goal must end at rest, but joint "
                          f"{traj.joint_names[j]!r} moves at {show(traj.velocities[-1, j])} at "
                          f"the last point (a controller would refuse it): stop it there")
-    fields, points = joint_trajectory(traj)
     names = list(traj.joint_names)
+    path, goal = tolerances.of(names, traj.kinds)
+    fields, points = joint_trajectory(traj)
     return _layout(_Fields([
         ("trajectory", _Fields(fields + [("points", _Rows(points))])),
         ("multi_dof_trajectory", {"header": dict(HEADER), "joint_names": [], "points": []}),
-        ("path_tolerance", _Rows(_joint_tolerances(names, tolerances.path))),
+        ("path_tolerance", _Rows(_joint_tolerances(names, path))),
         ("component_path_tolerance", []),
-        ("goal_tolerance", _Rows(_joint_tolerances(names, tolerances.goal))),
+        ("goal_tolerance", _Rows(_joint_tolerances(names, goal))),
         ("component_goal_tolerance", []),
         ("goal_time_tolerance", duration(tolerances.goal_time)),
     ]), "") + "\n"
