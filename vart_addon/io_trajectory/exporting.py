@@ -215,7 +215,7 @@ def export_timing(scene, retime: str, *, frame_start=None, frame_end=None,
         check_exportable(full)
         return retime_motion(full, limits or Limits(), retime, max_speedup)
     except (ValueError, TypeError) as e:
-        raise TrajectoryError(f"cannot re-time frames {start}-{end}: {e}") from None
+        raise TrajectoryError(f"frames {start}-{end}: {e}") from None
 
 
 def export_trajectory(scene, path, *, frame_start=None, frame_end=None,

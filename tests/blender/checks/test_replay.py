@@ -187,6 +187,22 @@ def test_a_replay_plays_at_the_times_given(vart_registered):
     np.testing.assert_array_equal(res.target, plain.target)  # the same values, later
 
 
+def test_a_replay_that_cannot_be_re_timed_is_refused_and_changes_nothing(vart_registered):
+    """The four-bar's joints have no velocity limit: Timing Uniform to Limits without a
+    default limit is an error report, and the last replay's outcome stays."""
+    assert bpy.ops.vart.add_example(example="fourbar") == {'FINISHED'}
+    assert bpy.ops.vart.bake() == {'FINISHED'}
+    scene = bpy.context.scene
+    scene.vart.replay_summary = "earlier"
+    with pytest.raises(RuntimeError, match="frames 1-96: cannot re-time: no joint has a "
+                                           "velocity limit"):
+        bpy.ops.vart.replay_physics(retime='UNIFORM')
+    assert scene.vart.replay_summary == "earlier"
+    assert bpy.ops.vart.replay_physics(retime='UNIFORM', velocity_limit=1.0) == {'FINISHED'}
+    assert "At the export's timing: re-timed (uniform) from 3.958 s to " in \
+        scene.vart.replay_summary
+
+
 def test_a_joint_value_stored_as_a_number_replays(vart_registered):
     """Issue 35: ``q`` as a plain number, which the schema accepts for a 1-DoF joint, is read
     through the schema: the replay runs and its curves are keyed."""

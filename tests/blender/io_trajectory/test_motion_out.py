@@ -138,8 +138,8 @@ def test_export_timing_is_the_export_s_re_timing_without_a_file(method, vart_reg
 
 def test_export_timing_refuses_what_the_export_refuses(vart_registered):
     scene = story("camera_tilt")
-    with pytest.raises(TB.TrajectoryError, match="cannot re-time frames 1-48: re-timing "
-                                                 "method must be one of"):
+    with pytest.raises(TB.TrajectoryError, match="^frames 1-48: re-timing method must be "
+                                                 "one of"):
         TB.export_timing(scene, "fastest")
     with pytest.raises(TB.TrajectoryError, match="cannot re-time: frames 49-58 of 1-58 are "
                                                  "not baked"):
