@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import sys
 
 import numpy as np
 import pytest
@@ -270,3 +272,18 @@ def test_the_goal_is_the_same_document_to_yaml_as_to_json(tmp_path):
     assert yaml.safe_load(text) == json.loads(text)
     assert text.isascii()  # names escaped (U+2028 is a line break to YAML)
     assert F.load_trajectory(tmp_path / "m.goal.json").joint_names == ("a", "b\u2028c")
+
+
+def test_without_toppra_time_optimal_timing_says_how_to_install_it(tmp_path, monkeypatch):
+    """TOPP-RA is an optional package: without it, asking for it is a ValueError that says
+    how to install it, or to choose uniform re-timing, and nothing is written."""
+    from vart_addon.formats.trajectory.timing import TOPPRA_INSTALL, retime
+    monkeypatch.setitem(sys.modules, "toppra", None)  # (import toppra: ImportError)
+    with pytest.raises(ValueError, match="TOPP-RA re-timing needs the toppra package: "
+                                         + re.escape(TOPPRA_INSTALL)):
+        retime(arm_motion(), LIMITS, "toppra")
+    target = tmp_path / "arm.goal.json"
+    with pytest.raises(ValueError, match="or choose uniform re-timing"):
+        F.export_motion(arm_motion(), target, retime="toppra", limits=LIMITS)
+    assert not target.exists()
+    assert retime(arm_motion(), LIMITS, "uniform").method == "uniform"

@@ -123,6 +123,8 @@ def _check_solves_cleanly(vh, seed):
 
 #: The budget variant: ``Settings.max_ms`` and how far past it a solve may end, in CPU time.
 BUDGET_MS, OVERRUN = 5.0, 1.5
+#: Runs of a solve over the bound, and the pause before each rerun (s).
+RETRIES, RETRY_PAUSE_S = 5, 0.05
 
 
 def _cpu_ms(vh, seed):
@@ -157,15 +159,19 @@ def test_a_5_ms_budget_holds_within_1_5x_in_cpu_time(vh, warm, seed, min_cols):
     two busy processes these solves took up to 2.6 times the budget in wall time and 1.4 in
     CPU time), which no solver can prevent. CPU time also moves with the neighbours (shared
     caches, the core's clock: one solve measured 1.03 alone, 1.47 in a busy run), so a solve
-    over the bound is measured twice more and the least is kept: the solver's own overrun
-    repeats, the neighbours' does not. Issue 35 measured 32 of 522 solves over 1.5 (up to
+    over the bound is measured again, up to :data:`RETRIES` times in all, a pause apart, and
+    the least is kept: the solver's own overrun repeats, the neighbours' does not. (With
+    three runs back to back, 3,000 examples after the test above in one process failed now
+    and then: seed 60 took 10.8 ms three times in a row, 5.1-5.6 ms in a process of its own,
+    and Hypothesis then reported the failure as flaky.) Issue 35 measured 32 of 522 solves over 1.5 (up to
     2.9) before the checks between a step's damping rounds and the analysis counted in."""
     with mock.patch.object(SR, "MIN_COLS", min_cols):
         try:
             runs = [_cpu_ms(vh, seed)]
         except VartError:
             return  # refused as a whole: bad input, with a message
-        while runs[-1][0] > OVERRUN * BUDGET_MS and len(runs) < 3:
+        while runs[-1][0] > OVERRUN * BUDGET_MS and len(runs) < RETRIES:
+            time.sleep(RETRY_PAUSE_S)  # (past a neighbour's burst, not into it)
             runs.append(_cpu_ms(vh, seed))
     ms = min(r[0] for r in runs)
     assert ms <= OVERRUN * BUDGET_MS, (seed, [r[0] for r in runs], runs[0][1])

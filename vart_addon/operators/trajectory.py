@@ -9,8 +9,10 @@ panel): thin wrappers of :mod:`vart_addon.io_trajectory`.
   written, unless ``refuse_violations`` (then nothing is written: an ERROR). ``joint_group``:
   only the joints of a planning group of the robot's SRDF (``srdf_file``, default the SRDF
   read with its URDF at import, its groups kept with the robot). A controller's goal
-  (``.goal.json``) carries the path and goal tolerances and the goal time tolerance typed
-  here. Failures (empty range, nothing to
+  (``.goal.json``) carries the path and goal tolerances (of the angular joints and of the
+  linear ones, :class:`GoalToleranceOptions`) and the goal time tolerance typed here.
+  *Timing* re-times the motion within the joints' limits (:mod:`.timing_options`, shared
+  with Replay in MuJoCo). Failures (empty range, nothing to
   export, unwritable path, an unknown group) are an ERROR report and CANCELLED, with no file
   written and an existing one untouched.
 - ``vart.import_trajectory``: a trajectory file of any of those formats keyed onto the joints from
@@ -57,6 +59,33 @@ def _tolerance(when: str, quantity: str, linear: bool = False):
                     f"({linear_unit if linear else angular_unit}; 0: the controller's default)")
 
 
+#: The goal tolerance options, in the dialog's order: (property, when, quantity, linear).
+_TOLERANCES = [(f"{when}_{'linear_' if linear else ''}{q}_tolerance", when, q, linear)
+               for when in _WHEN for linear in (False, True) for q in _WHAT]
+
+
+class GoalToleranceOptions:
+    """An operator mixin: a FollowJointTrajectory goal's tolerances as options (path and
+    goal, each for the angular and the linear joints: position, velocity, acceleration;
+    :data:`_TOLERANCES`), and the goal time, read by :meth:`tolerances`."""
+
+    __annotations__ = {name: _tolerance(when, q, linear) for name, when, q, linear in _TOLERANCES}
+    __annotations__["goal_time_tolerance"] = FloatProperty(
+        name="Goal Time Tolerance", default=0.0, min=0.0, soft_max=10.0, precision=4,
+        description="FollowJointTrajectory goal: how late the end may be reached (s; 0: the "
+                    "controller's default)")
+
+    def tolerances(self) -> GoalTolerances:
+        """The goal's tolerances as typed (ValueError naming the field for a bad one)."""
+        t = support.typed
+
+        def of(when: str, kind: str = "") -> Tolerance:
+            return Tolerance(*(t(getattr(self, f"{when}_{kind}{q}_tolerance")) for q in _WHAT))
+        late = getattr(self, "goal_time_tolerance")  # noqa: B009 (made in __annotations__)
+        return GoalTolerances(of("path"), of("goal"), t(late), linear_path=of("path", "linear_"),
+                              linear_goal=of("goal", "linear_"))
+
+
 def _store_bake(scene, res) -> None:
     """Keep a bake's outcome in the scene's status (as ``vart.bake`` does)."""
     from ..properties import store_status
@@ -64,7 +93,8 @@ def _store_bake(scene, res) -> None:
     scene.vart.status_summary = scene.vart.bake_summary = res.summary()
 
 
-class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper, TimingOptions):
+class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper, TimingOptions,
+                                GoalToleranceOptions):
     bl_idname = "vart.export_trajectory"
     bl_label = "Export Trajectory"
     bl_description = (f"Export the joint values of a frame range as a trajectory ({_NAMES}), "
@@ -110,22 +140,6 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper, TimingOptions)
     srdf_file: StringProperty(name="SRDF", default="", subtype='FILE_PATH',
                               description="The SRDF of the joint group (empty: the one "
                               "read with the robot's URDF at import)")
-    path_position_tolerance: _tolerance("path", "position")
-    path_velocity_tolerance: _tolerance("path", "velocity")
-    path_acceleration_tolerance: _tolerance("path", "acceleration")
-    path_linear_position_tolerance: _tolerance("path", "position", linear=True)
-    path_linear_velocity_tolerance: _tolerance("path", "velocity", linear=True)
-    path_linear_acceleration_tolerance: _tolerance("path", "acceleration", linear=True)
-    goal_position_tolerance: _tolerance("goal", "position")
-    goal_velocity_tolerance: _tolerance("goal", "velocity")
-    goal_acceleration_tolerance: _tolerance("goal", "acceleration")
-    goal_linear_position_tolerance: _tolerance("goal", "position", linear=True)
-    goal_linear_velocity_tolerance: _tolerance("goal", "velocity", linear=True)
-    goal_linear_acceleration_tolerance: _tolerance("goal", "acceleration", linear=True)
-    goal_time_tolerance: FloatProperty(
-        name="Goal Time Tolerance", default=0.0, min=0.0, soft_max=10.0, precision=4,
-        description="FollowJointTrajectory goal: how late the end may be reached (s; 0: the "
-                    "controller's default)")
 
     #: The options in the file browser's side panel, in this order (the Timing options come
     #: from a mixin, whose properties Blender would list first).
@@ -133,9 +147,7 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper, TimingOptions)
              "angle_step", "length_step", "require_bake", "derivatives", "retime",
              "velocity_limit", "linear_velocity_limit", "acceleration_limit",
              "linear_acceleration_limit", "refuse_violations", "joint_group", "srdf_file",
-             *(f"{when}_{kind}{q}_tolerance" for when in ("path", "goal")
-               for kind in ("", "linear_") for q in ("position", "velocity", "acceleration")),
-             "goal_time_tolerance")
+             *(name for name, *_ in _TOLERANCES), "goal_time_tolerance")
 
     def draw(self, context):
         layout = self.layout
@@ -186,7 +198,7 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper, TimingOptions)
         else:
             path = bpy.path.ensure_ext(path, self.filename_ext)
         try:
-            tolerances = self._tolerances()
+            tolerances = self.tolerances()
         except ValueError as e:
             self.report({'ERROR'}, f"not exported: {e}")
             return {'CANCELLED'}
@@ -223,15 +235,6 @@ class VART_OT_export_trajectory(bpy.types.Operator, ExportHelper, TimingOptions)
         else:
             report_warnings(self, res.notes, head)
         return {'FINISHED'}
-
-    def _tolerances(self) -> GoalTolerances:
-        """The goal's tolerances as typed (ValueError naming the field for a bad one)."""
-        t = support.typed
-        def of(when: str, kind: str = "") -> Tolerance:
-            return Tolerance(*(t(getattr(self, f"{when}_{kind}{q}_tolerance"))
-                               for q in ("position", "velocity", "acceleration")))
-        return GoalTolerances(of("path"), of("goal"), t(self.goal_time_tolerance),
-                              linear_path=of("path", "linear_"), linear_goal=of("goal", "linear_"))
 
 
 # bpy_extras' stubs declare ImportHelper.check -> None (clashes with Operator's).

@@ -6,6 +6,7 @@ platform a free body held by six ball joints (connects), follows its bake; a joi
 value is a plain number replays (issue 35)."""
 from __future__ import annotations
 
+import re
 import sys
 
 import bpy
@@ -201,6 +202,18 @@ def test_a_replay_that_cannot_be_re_timed_is_refused_and_changes_nothing(vart_re
     assert bpy.ops.vart.replay_physics(retime='UNIFORM', velocity_limit=1.0) == {'FINISHED'}
     assert "At the export's timing: re-timed (uniform) from 3.958 s to " in \
         scene.vart.replay_summary
+
+
+def test_a_time_optimal_replay_without_toppra_says_how_to_install_it(vart_registered,
+                                                                      monkeypatch):
+    from vart_addon.formats.trajectory.timing import TOPPRA_INSTALL
+    assert bpy.ops.vart.add_example(example="fourbar") == {'FINISHED'}
+    assert bpy.ops.vart.bake() == {'FINISHED'}
+    monkeypatch.setitem(sys.modules, "toppra", None)  # (import toppra: ImportError)
+    with pytest.raises(RuntimeError, match="needs the toppra package: "
+                                           + re.escape(TOPPRA_INSTALL)):
+        bpy.ops.vart.replay_physics(retime='TOPPRA', velocity_limit=1.0)
+    assert bpy.context.scene.vart.replay_summary == ""
 
 
 def test_a_joint_value_stored_as_a_number_replays(vart_registered):
