@@ -8,8 +8,9 @@ marked on the timeline.
 ``vart.replay_physics``: the baked range replayed in MuJoCo
 (:func:`vart_addon.checks.replay.replay_scene_steps`), at the scene's frame rate or at the
 times Export Trajectory's re-timing gives the frames (its Timing options), a few frames per
-timer tick with the progress indicator, Esc to stop; reported and stored in ``scene.vart.replay_summary``, its
-tracking error and forces keyed as curves (:mod:`vart_addon.checks.plots`).
+timer tick with the progress indicator, Esc to stop; reported and stored in
+``scene.vart.replay_summary``, its tracking error and forces keyed as curves
+(:mod:`vart_addon.checks.plots`).
 ``vart.plot_curves``: each animated joint's velocity and acceleration keyed as curves; both
 refresh the peaks list (``scene.vart.peaks``)."""
 

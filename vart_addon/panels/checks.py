@@ -4,8 +4,8 @@ statics; the link pairs clearance leaves out, to add and remove by hand; Will It
 both, Clearance Only the first) and what the last check found,
 with the failing frames and the joints by peak static torque (a click goes there); Replay in
 MuJoCo with its timing (the scene's, or re-timed as an export would be, within the
-acceleration limits below) and what the last replay measured; Plot Curves and the joints' peaks against their
-limits, worst first (a click selects the joint and jumps to the frame)."""
+acceleration limits below) and what the last replay measured; Plot Curves and the joints'
+peaks against their limits, worst first (a click selects the joint and jumps to the frame)."""
 
 import bpy
 
