@@ -1,8 +1,8 @@
 """Goals no DoF can move (``SolveStatus.stuck``, solver/topology.py ``analyse``): a goal on a
 joint or on a link that no joint of the linkage can move is not evaluated, so it is listed as
 stuck, by the name its batch would give it and at the level it would be met at, and the solve
-does not count as converged. Gravity on a link no joint moves (a fixed base) pulls on nothing
-and is not stuck."""
+does not count as converged. An energy no joint can change (gravity on a fixed base, a spring
+on a closure between fixed links) asks for nothing and is not stuck."""
 import numpy as np
 import pytest
 
@@ -62,5 +62,7 @@ def test_a_joint_goal_no_dof_moves_is_stuck():
     lk.add_joint("strut", "prismatic", "head", "base", world_frame=se3.make_pose(None, [0, 0, 1]),
                  tree=False)
     lk.set_target("strut", [0.5])
+    lk.set_stiffness("strut", 10.0, [0.2])  # an energy no DoF can change: asks for nothing
     st = Solver(lk).solve()
     assert "target of joint 'strut'" in st.stuck and not st.converged
+    assert not any(g.kind == "spring" for g in st.stuck)

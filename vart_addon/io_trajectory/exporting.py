@@ -170,16 +170,16 @@ def _group_only(traj, scene, group: str, srdf, notes: list):
 
 def _motion(scene, start: int, end: int, source: str, require_bake: bool,
             include_virtual: bool, actuated: bool, group, srdf, retime, limits, notes: list,
-            file: bool = True):
+            refusal: str = "not exported"):
     """``(trajectory, robot tree or None, limits)``: what an export of frames
     ``start``..``end`` samples (every column at every frame; the joints the exported URDF
     drives, less mimic followers for an ``actuated`` format, unless ``include_virtual``;
     one planning group's; the floating base's poses), with ``limits`` completed by the
-    robot's joint_limits.yaml acceleration limits when re-timing. ``file``: for a file
-    (what a refusal says)."""
+    robot's joint_limits.yaml acceleration limits when re-timing. ``refusal``: how a refusal
+    of frames not baked begins."""
     traj = sample_trajectory(scene, start, end, source=source, notes=notes)
     if require_bake:
-        _check_baked(scene, start, end, "not exported" if file else "cannot re-time")
+        _check_baked(scene, start, end, refusal)
     tree = robot_tree(scene)
     if tree is not None and not include_virtual:
         traj = _urdf_joints_only(traj, tree, notes, actuated)
@@ -209,7 +209,7 @@ def export_timing(scene, retime: str, *, frame_start=None, frame_end=None,
     scene = scene or bpy.context.scene
     start, end = _frame_range(scene, frame_start, frame_end)
     traj, _, limits = _motion(scene, start, end, source, require_bake, include_virtual,
-                              actuated, group, srdf, retime, limits, [], file=False)
+                              actuated, group, srdf, retime, limits, [], "cannot re-time")
     try:
         full = TR.unwrap(TR.select(traj, include_virtual))
         check_exportable(full)

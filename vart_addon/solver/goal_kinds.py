@@ -27,7 +27,7 @@ from . import keep_configuration as KC
 from . import static_torque as ST
 from .errors import VartError
 from .goal_values import Value
-from .levels import CHOOSABLE, GoalId, Level, by_level
+from .levels import CHOOSABLE, GoalId, Level, by_level, chosen_level
 from .parts import Joint
 from .planar import IN_PLANE, is_planar_closure
 
@@ -106,9 +106,7 @@ class GoalKind:
         the joint's label; on a link, by its root joint's (``root joint of link 'x'``); at
         the level its ``level`` value chose, if it has one, else the kind's."""
         owner = obj.label() if self.owner == "joint" else f"root joint of link {obj.name!r}"
-        chosen = obj.goals.get(self.name, {}).get("level") if any(
-            v.name == "level" for v in self.values) else None
-        return GoalId(self.name, owner, Level[chosen.upper()] if chosen else self.level)
+        return GoalId(self.name, owner, chosen_level(obj, self.name, self.level))
 
 
 # ---- batch builders ---------------------------------------------------------------------------

@@ -65,10 +65,19 @@ def level_of(goal: str, default: Level = Level.TARGET) -> Level:
 CHOOSABLE: tuple[str, ...] = tuple(lv.label for lv in LEVELS if lv is not Level.POTENTIAL)
 
 
+def chosen_level(obj, kind: str, default: Level | None = None) -> Level:
+    """The level the ``level`` value of goal ``kind`` on ``obj`` (a joint or link) chose;
+    ``default`` for a goal without one (None: it must have one, KeyError else)."""
+    goal = obj.goals.get(kind, {})
+    if default is not None and "level" not in goal:
+        return default
+    return Level[goal["level"].upper()]
+
+
 def by_level(kind: str, owners) -> dict:
     """``{Level: [owners]}``: the joints or links holding goal ``kind``, grouped by the level
     their goal's ``level`` value chose."""
     out: dict = {}
     for obj in owners:
-        out.setdefault(Level[obj.goals[kind]["level"].upper()], []).append(obj)
+        out.setdefault(chosen_level(obj, kind), []).append(obj)
     return out

@@ -108,10 +108,9 @@ def _groups(atoms, n_dof):
 def analyse(linkage, model) -> tuple[list[GroupSpec], list[GoalId]]:
     """Solve groups of the linkage's active goals, and the names of goals no DoF can move."""
     atoms = _atoms(linkage, model)
-    # (gravity on a link no DoF moves, e.g. a fixed base, pulls on nothing: not stuck)
+    # (an energy no DoF can change, e.g. gravity on a fixed base, asks for nothing: not stuck)
     stuck = [a.kind.goal_id(a.obj) for a in atoms
-             if not a.support.any() and not (a.kind.owner == "link" and
-                                             a.kind.level == Level.POTENTIAL)]
+             if not a.support.any() and a.kind.level != Level.POTENTIAL]
     gravity = None if linkage.gravity is None else np.asarray(linkage.gravity, float)
     T_world = model.world_poses(model.q_from_joints())  # for the planar loops' test
     specs = []
@@ -215,9 +214,7 @@ def _staged(atoms, plan) -> list[list[_Atom]]:
 
 def _owner(atom) -> str:
     """The ``GoalId.owner`` of an atom's goal (a link's goals are its root joint's)."""
-    obj = atom.obj
-    return obj.label() if atom.kind.owner == "joint" else \
-        f"root joint of link {obj.name!r}"
+    return atom.kind.goal_id(atom.obj).owner
 
 
 def _tau(group, gravity) -> float:
